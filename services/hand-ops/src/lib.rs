@@ -1,0 +1,2 @@
+//! Engine only: no transport types.
+pub mod engine;

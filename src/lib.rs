@@ -1,0 +1,40 @@
+//! Deckhand's shared library: the gRPC code generated from `proto/` and the
+//! server plumbing every service binary uses (flags, telemetry, health,
+//! reflection, limits, graceful shutdown).
+//!
+//! Engines live in the service crates and never depend on this crate's
+//! transport types; the adapters (`grpc.rs` of each service) do.
+
+pub mod server;
+pub mod status;
+pub mod telemetry;
+
+/// Generated protobuf messages, clients and servers.
+pub mod proto {
+    #![allow(clippy::all, missing_docs)]
+
+    pub mod handops {
+        pub mod v1 {
+            tonic::include_proto!("deckhand.handops.v1");
+        }
+    }
+    pub mod rummikub {
+        pub mod v1 {
+            tonic::include_proto!("deckhand.rummikub.v1");
+        }
+    }
+    pub mod mahjong {
+        pub mod v1 {
+            tonic::include_proto!("deckhand.mahjong.v1");
+        }
+    }
+    pub mod preferans {
+        pub mod v1 {
+            tonic::include_proto!("deckhand.preferans.v1");
+        }
+    }
+
+    /// The encoded descriptor set of every Deckhand proto, for server reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/deckhand_descriptor.bin"));
+}

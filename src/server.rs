@@ -1,0 +1,241 @@
+//! Server plumbing written once for every Deckhand binary: listen address,
+//! health (`grpc.health.v1`), reflection, message-size and concurrency limits,
+//! request timeouts (client deadlines are honoured by tonic as well), and a
+//! graceful shutdown on SIGTERM / Ctrl-C that first flips health to
+//! NOT_SERVING, lets in-flight requests finish, and gives up after a deadline.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::sync::{oneshot, Notify};
+use tokio::task::JoinHandle;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::Routes;
+use tonic::transport::Server;
+use tonic_health::ServingStatus;
+
+use crate::telemetry::LogFormat;
+
+/// Flags and environment variables shared by every service binary.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerArgs {
+    /// Address to listen on, HOST:PORT (default: 0.0.0.0 and the service's port).
+    #[arg(long, env = "DECKHAND_LISTEN")]
+    pub listen: Option<SocketAddr>,
+    /// Log format.
+    #[arg(long, env = "DECKHAND_LOG_FORMAT", value_enum, default_value_t = LogFormat::Human)]
+    pub log_format: LogFormat,
+    /// Largest request or response message, in bytes.
+    #[arg(long, env = "DECKHAND_MAX_MESSAGE_BYTES", default_value_t = 16 << 20)]
+    pub max_message_bytes: usize,
+    /// Requests served at once on one connection.
+    #[arg(long, env = "DECKHAND_CONCURRENCY_PER_CONNECTION", default_value_t = 256)]
+    pub concurrency_per_connection: usize,
+    /// Upper bound on any request's duration in seconds (a shorter client deadline wins).
+    #[arg(long, env = "DECKHAND_REQUEST_TIMEOUT_SECS", default_value_t = 3600)]
+    pub request_timeout_secs: u64,
+    /// Seconds in-flight requests get to finish after SIGTERM / Ctrl-C.
+    #[arg(long, env = "DECKHAND_SHUTDOWN_GRACE_SECS", default_value_t = 20)]
+    pub shutdown_grace_secs: u64,
+}
+
+/// Validated server settings.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub listen: SocketAddr,
+    pub max_message_bytes: usize,
+    pub concurrency_per_connection: usize,
+    pub request_timeout: Duration,
+    pub shutdown_grace: Duration,
+}
+
+impl ServerArgs {
+    /// The validated configuration; `default_port` is the service's documented port.
+    pub fn into_config(self, default_port: u16) -> anyhow::Result<ServerConfig> {
+        anyhow::ensure!(
+            self.max_message_bytes >= 1024,
+            "--max-message-bytes must be at least 1024"
+        );
+        anyhow::ensure!(
+            self.concurrency_per_connection > 0,
+            "--concurrency-per-connection must be positive"
+        );
+        anyhow::ensure!(
+            self.request_timeout_secs > 0,
+            "--request-timeout-secs must be positive"
+        );
+        Ok(ServerConfig {
+            listen: self
+                .listen
+                .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], default_port))),
+            max_message_bytes: self.max_message_bytes,
+            concurrency_per_connection: self.concurrency_per_connection,
+            request_timeout: Duration::from_secs(self.request_timeout_secs),
+            shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
+        })
+    }
+}
+
+impl ServerConfig {
+    /// Defaults for an in-process server on an ephemeral loopback port (tests, embedded cluster).
+    pub fn loopback() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            max_message_bytes: 16 << 20,
+            concurrency_per_connection: 256,
+            request_timeout: Duration::from_secs(3600),
+            shutdown_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The gRPC services of one binary: their routes and their names for health checks.
+pub struct Services {
+    routes: Routes,
+    names: Vec<&'static str>,
+}
+
+impl Services {
+    /// `routes` holds the binary's services (`Routes::new(a).add_service(b)`), `names`
+    /// their full gRPC names (`NamedService::NAME`), which health checks report on.
+    pub fn new(routes: Routes, names: &[&'static str]) -> Self {
+        Services {
+            routes,
+            names: names.to_vec(),
+        }
+    }
+}
+
+/// A server running in this process (tests, the CLI's embedded cluster).
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+    handle: JoinHandle<anyhow::Result<()>>,
+}
+
+impl RunningServer {
+    /// Starts a graceful shutdown and waits for the server to stop.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.handle.await.context("server task failed")?
+    }
+
+    /// Stops abruptly, as a killed process would (no drain).
+    pub fn abort(self) {
+        self.handle.abort();
+    }
+}
+
+/// Binds `config.listen` and serves in a background task until shut down.
+pub async fn spawn(config: ServerConfig, services: Services) -> anyhow::Result<RunningServer> {
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let addr = listener.local_addr()?;
+    let (tx, rx) = oneshot::channel::<()>();
+    let handle = tokio::spawn(serve(config, listener, services, async {
+        let _ = rx.await;
+    }));
+    Ok(RunningServer {
+        addr,
+        shutdown: Some(tx),
+        handle,
+    })
+}
+
+/// Binds `config.listen` and serves until SIGTERM or Ctrl-C.
+pub async fn run(config: ServerConfig, services: Services) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    tracing::info!(addr = %listener.local_addr()?, services = ?services.names, "serving");
+    serve(config, listener, services, shutdown_signal()).await
+}
+
+/// Serves on `listener` until `shutdown` completes, then drains within the grace period.
+pub async fn serve(
+    config: ServerConfig,
+    listener: TcpListener,
+    services: Services,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    for name in &services.names {
+        health_reporter
+            .set_service_status(*name, ServingStatus::Serving)
+            .await;
+    }
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .context("building the reflection service")?;
+
+    let draining = Arc::new(Notify::new());
+    let names = services.names.clone();
+    let signal = {
+        let draining = draining.clone();
+        async move {
+            shutdown.await;
+            tracing::info!("shutting down: health NOT_SERVING, draining in-flight requests");
+            health_reporter
+                .set_service_status("", ServingStatus::NotServing)
+                .await;
+            for name in names {
+                health_reporter
+                    .set_service_status(name, ServingStatus::NotServing)
+                    .await;
+            }
+            draining.notify_one();
+        }
+    };
+
+    let server = Server::builder()
+        .concurrency_limit_per_connection(config.concurrency_per_connection)
+        .timeout(config.request_timeout)
+        .add_routes(services.routes)
+        .add_service(health_service)
+        .add_service(reflection)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal);
+    tokio::pin!(server);
+
+    tokio::select! {
+        result = &mut server => return result.context("server error"),
+        _ = draining.notified() => {}
+    }
+    match tokio::time::timeout(config.shutdown_grace, server).await {
+        Ok(result) => result.context("server error"),
+        Err(_) => {
+            tracing::warn!(grace = ?config.shutdown_grace, "grace period over; dropping unfinished requests");
+            Ok(())
+        }
+    }
+}
+
+/// Completes on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut sig) => {
+                sig.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
