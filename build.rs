@@ -13,7 +13,10 @@ const PROTOS: &[&str] = &[
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
-    let files: Vec<PathBuf> = PROTOS.iter().map(|p| PathBuf::from("proto").join(p)).collect();
+    let files: Vec<PathBuf> = PROTOS
+        .iter()
+        .map(|p| PathBuf::from("proto").join(p))
+        .collect();
     let descriptors = protox::compile(&files, ["proto"])?;
 
     // The encoded descriptor set feeds server reflection.

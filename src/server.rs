@@ -33,7 +33,11 @@ pub struct ServerArgs {
     #[arg(long, env = "DECKHAND_MAX_MESSAGE_BYTES", default_value_t = 16 << 20)]
     pub max_message_bytes: usize,
     /// Requests served at once on one connection.
-    #[arg(long, env = "DECKHAND_CONCURRENCY_PER_CONNECTION", default_value_t = 256)]
+    #[arg(
+        long,
+        env = "DECKHAND_CONCURRENCY_PER_CONNECTION",
+        default_value_t = 256
+    )]
     pub concurrency_per_connection: usize,
     /// Upper bound on any request's duration in seconds (a shorter client deadline wins).
     #[arg(long, env = "DECKHAND_REQUEST_TIMEOUT_SECS", default_value_t = 3600)]

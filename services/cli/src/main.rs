@@ -1,1 +1,39 @@
-fn main() {}
+//! `deckhand`: the command-line client of a Deckhand cluster.
+//!
+//! Every subcommand talks gRPC. Given `--addr` it calls that server; without it,
+//! it starts an embedded server with every service in this process (the
+//! embedded default) and calls that, so both paths run the same code.
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod embedded;
+mod handops;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "deckhand",
+    version,
+    about = "Card- and tile-game computations from a Deckhand cluster"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Dou Dizhu hand algebra (hand-ops service).
+    Handops(handops::Args),
+    /// Load benchmarks of a service over gRPC.
+    Bench(bench::Args),
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Handops(args) => handops::run(args).await,
+        Command::Bench(args) => bench::run(args).await,
+    }
+}

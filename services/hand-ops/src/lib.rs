@@ -1,2 +1,4 @@
-//! Engine only: no transport types.
+//! Dou Dizhu hand algebra: the engine (pure, usable as a library) and its gRPC
+//! adapter. The `hand-ops` binary serves the adapter.
 pub mod engine;
+pub mod grpc;

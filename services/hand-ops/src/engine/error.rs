@@ -7,7 +7,9 @@ use super::rank::Rank;
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum CardsError {
     /// Text that is no rank (`position` is the 0-based character index in the input).
-    #[error("unknown rank {text:?} at position {position} (expected one of 3456789TJQKA2BR or 10)")]
+    #[error(
+        "unknown rank {text:?} at position {position} (expected one of 3456789TJQKA2BR or 10)"
+    )]
     UnknownRank { text: String, position: usize },
 
     /// A card in text that would be copy number `max + 1` of its rank.
@@ -29,5 +31,4 @@ pub enum CardsError {
     /// A packed nibble above the most copies of its rank.
     #[error("packed nibble of rank {rank} holds {value}, at most {max} allowed")]
     NibbleOverflow { rank: Rank, value: u8, max: u8 },
-
 }

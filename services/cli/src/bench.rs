@@ -1,0 +1,158 @@
+//! `deckhand bench …`: load benchmarks of a running service over gRPC.
+//! Numbers are printed, never asserted.
+
+use std::time::{Duration, Instant};
+
+use clap::Subcommand;
+use deckhand::proto::handops::v1 as pb;
+use pb::hand_ops_service_client::HandOpsServiceClient;
+
+use crate::embedded::{Target, MAX_MESSAGE_BYTES};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address of the server (HOST:PORT); without it an embedded server is used.
+    #[arg(long, env = "DECKHAND_ADDR", global = true)]
+    addr: Option<String>,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 3.0, global = true)]
+    seconds: f64,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// hand-ops: batch Contains throughput, then unary Contains at several concurrency levels.
+    HandOps {
+        /// Pairs per batch request.
+        #[arg(long, default_value_t = 100_000)]
+        batch: usize,
+        /// Concurrency levels for the unary measurement.
+        #[arg(long, value_delimiter = ',', default_value = "1,8,64")]
+        concurrency: Vec<usize>,
+    },
+}
+
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(args.seconds > 0.0, "--seconds must be positive");
+    let duration = Duration::from_secs_f64(args.seconds);
+    let target = Target::connect(args.addr.as_deref()).await?;
+    match args.command {
+        Command::HandOps { batch, concurrency } => {
+            let client = HandOpsServiceClient::new(target.channel.clone())
+                .max_decoding_message_size(MAX_MESSAGE_BYTES)
+                .max_encoding_message_size(MAX_MESSAGE_BYTES);
+            hand_ops_batch(client.clone(), batch, duration).await?;
+            for level in concurrency {
+                hand_ops_unary(client.clone(), level, duration).await?;
+            }
+        }
+    }
+    target.close().await
+}
+
+/// xorshift64*: a repeatable source of random hands without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A random packed hand: 0..=4 of each of the 13 ranks 3..2, 0..=1 of each joker.
+    fn hand(&mut self) -> u64 {
+        let bits = self.next();
+        (0..15).fold(0u64, |acc, i| {
+            let max = if i < 13 { 5 } else { 2 };
+            acc | (((bits >> (4 * i)) & 0xF) % max) << (4 * i)
+        })
+    }
+}
+
+fn packed(value: u64) -> Option<pb::Hand> {
+    Some(pb::Hand {
+        cards: Some(pb::hand::Cards::Packed(value)),
+    })
+}
+
+async fn hand_ops_batch(
+    mut client: HandOpsServiceClient<tonic::transport::Channel>,
+    batch: usize,
+    duration: Duration,
+) -> anyhow::Result<()> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let pairs: Vec<pb::HandPair> = (0..batch)
+        .map(|_| pb::HandPair {
+            hand: packed(rng.hand()),
+            part: packed(rng.hand()),
+        })
+        .collect();
+    let request = pb::ContainsRequest { pairs };
+    let start = Instant::now();
+    let (mut requests, mut contained) = (0u64, 0usize);
+    while start.elapsed() < duration {
+        let reply = client.contains(request.clone()).await?.into_inner();
+        contained += reply.contains.iter().filter(|c| **c).count();
+        requests += 1;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let ops = requests as f64 * batch as f64 / seconds;
+    println!(
+        "batch Contains, 1 connection: {requests} requests x {batch} pairs in {seconds:.2} s = {:.2} M pairs/s ({:.1} ms per request, {contained} contained)",
+        ops / 1e6,
+        seconds * 1e3 / requests as f64
+    );
+    Ok(())
+}
+
+async fn hand_ops_unary(
+    client: HandOpsServiceClient<tonic::transport::Channel>,
+    concurrency: usize,
+    duration: Duration,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(concurrency > 0, "concurrency must be positive");
+    let start = Instant::now();
+    let mut tasks = Vec::with_capacity(concurrency);
+    for task in 0..concurrency {
+        let mut client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut rng = Rng(0x1234_5678 + task as u64);
+            let mut latencies = Vec::new();
+            while start.elapsed() < duration {
+                let request = pb::ContainsRequest {
+                    pairs: vec![pb::HandPair {
+                        hand: packed(rng.hand()),
+                        part: packed(rng.hand()),
+                    }],
+                };
+                let sent = Instant::now();
+                client.contains(request).await?;
+                latencies.push(sent.elapsed());
+            }
+            Ok::<_, tonic::Status>(latencies)
+        }));
+    }
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    latencies.sort();
+    let pct = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
+            .map_or(0.0, |d| d.as_secs_f64() * 1e6)
+    };
+    println!(
+        "unary Contains, concurrency {concurrency:>3}: {:>8.0} RPC/s, p50 {:.0} µs, p99 {:.0} µs ({} calls)",
+        latencies.len() as f64 / seconds,
+        pct(0.50),
+        pct(0.99),
+        latencies.len()
+    );
+    Ok(())
+}

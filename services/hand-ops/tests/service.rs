@@ -1,0 +1,262 @@
+//! End-to-end tests of the hand-ops gRPC service: the real server on an
+//! ephemeral loopback port, called with the generated client.
+
+use deckhand::proto::handops::v1 as pb;
+use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use hand_ops::grpc::{HandOps, HandOpsServiceServer, DEFAULT_MAX_BATCH};
+use pb::hand_ops_service_client::HandOpsServiceClient;
+use tonic::server::NamedService;
+use tonic::service::Routes;
+use tonic::transport::Channel;
+use tonic::Code;
+
+const SERVICE: &str = <HandOpsServiceServer<HandOps> as NamedService>::NAME;
+
+async fn start() -> (RunningServer, HandOpsServiceClient<Channel>) {
+    let config = ServerConfig::loopback();
+    let service = HandOps::default().into_server(config.max_message_bytes);
+    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
+        .await
+        .expect("server starts");
+    let client = HandOpsServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .expect("client connects")
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(64 << 20);
+    (server, client)
+}
+
+fn text(cards: &str) -> pb::Hand {
+    pb::Hand {
+        cards: Some(pb::hand::Cards::Text(cards.into())),
+    }
+}
+
+fn packed(value: u64) -> pb::Hand {
+    pb::Hand {
+        cards: Some(pb::hand::Cards::Packed(value)),
+    }
+}
+
+fn pair(hand: pb::Hand, part: pb::Hand) -> pb::HandPair {
+    pb::HandPair {
+        hand: Some(hand),
+        part: Some(part),
+    }
+}
+
+/// Asserts INVALID_ARGUMENT whose message contains every one of `words`.
+fn assert_invalid<T: std::fmt::Debug>(result: Result<T, tonic::Status>, words: &[&str]) {
+    let status = result.expect_err("request must fail");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    for word in words {
+        assert!(
+            status.message().contains(word),
+            "message {:?} lacks {word:?}",
+            status.message()
+        );
+    }
+}
+
+#[tokio::test]
+async fn seed_examples_contains_and_remove() {
+    let (server, mut client) = start().await;
+    // A = {3:2, 4:2, 5:2}; X = {3:1, 4:1, 5:1}; Y = {4:3, 5:3}; Z = {4:1, 5:1, 6:1}.
+    let a = packed(0x222);
+    let pairs = vec![
+        pair(a.clone(), text("345")),
+        pair(a.clone(), a.clone()),
+        pair(a.clone(), text("444555")),
+        pair(text("334455"), packed(0x1110)),
+    ];
+    let contains = client
+        .contains(pb::ContainsRequest { pairs })
+        .await
+        .unwrap()
+        .into_inner()
+        .contains;
+    assert_eq!(contains, vec![true, true, false, false]);
+
+    let remaining = client
+        .remove(pb::RemoveRequest {
+            pairs: vec![pair(a, text("34"))],
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .remaining;
+    // {3:1, 4:1, 5:2}
+    assert_eq!(remaining, vec![packed(0x211)]);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn legal_move_counts_match_the_data_file() {
+    let (server, mut client) = start().await;
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/legal_moves.tsv"
+    ))
+    .unwrap();
+    let mut rows = 0;
+    for line in data
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (hand, beat, count) = (fields[0], fields[1], fields[2].parse::<usize>().unwrap());
+        let request = pb::LegalMovesRequest {
+            hand: Some(text(hand)),
+            beat: (beat != "-").then(|| text(beat)),
+        };
+        let moves = client
+            .legal_moves(request)
+            .await
+            .unwrap()
+            .into_inner()
+            .moves;
+        assert_eq!(moves.len(), count, "{hand} beating {beat}");
+        for m in &moves {
+            assert_ne!(m.r#type, pb::MoveType::Unspecified as i32);
+            let parsed: hand_ops::engine::CardsVector = m.text.parse().unwrap();
+            assert_eq!(parsed.packed(), m.packed);
+        }
+        rows += 1;
+    }
+    assert!(rows >= 10, "data file has {rows} rows");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn classify_reports_type_key_and_length() {
+    let (server, mut client) = start().await;
+    let request = pb::ClassifyRequest {
+        hands: vec![text("34567"), text("3335"), text("BR"), text("34")],
+    };
+    let results = client.classify(request).await.unwrap().into_inner().results;
+    let m = results[0].r#move.as_ref().unwrap();
+    assert_eq!(
+        (m.r#type, m.key.as_str(), m.chain_length),
+        (pb::MoveType::ChainOfSingles as i32, "3", 5)
+    );
+    let m = results[1].r#move.as_ref().unwrap();
+    assert_eq!(
+        (m.r#type, m.key.as_str()),
+        (pb::MoveType::TrioWithSingle as i32, "3")
+    );
+    assert_eq!(
+        results[2].r#move.as_ref().unwrap().r#type,
+        pb::MoveType::Rocket as i32
+    );
+    assert!(!results[3].valid && results[3].r#move.is_none());
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_is_invalid_argument_naming_the_item() {
+    let (server, mut client) = start().await;
+    let contains = |pairs: Vec<pb::HandPair>| pb::ContainsRequest { pairs };
+
+    let r = client
+        .contains(contains(vec![pair(text("33X"), text("3"))]))
+        .await;
+    assert_invalid(r, &["pairs[0].hand", "unknown rank", "X"]);
+    let r = client
+        .contains(contains(vec![
+            pair(text("3"), text("3")),
+            pair(text("3"), text("33333")),
+        ]))
+        .await;
+    assert_invalid(r, &["pairs[1].part", "too many 3"]);
+    let r = client
+        .contains(contains(vec![pair(text("BB"), text("B"))]))
+        .await;
+    assert_invalid(r, &["pairs[0].hand", "too many B"]);
+    let r = client
+        .contains(contains(vec![pair(packed(1 << 60), text("3"))]))
+        .await;
+    assert_invalid(r, &["pairs[0].hand", "nibble 15"]);
+    let r = client
+        .contains(contains(vec![pair(text("3"), packed(0x5))]))
+        .await;
+    assert_invalid(r, &["pairs[0].part", "holds 5"]);
+    let r = client
+        .contains(contains(vec![pb::HandPair {
+            hand: Some(text("3")),
+            part: None,
+        }]))
+        .await;
+    assert_invalid(r, &["pairs[0].part", "missing"]);
+    let r = client.contains(contains(vec![])).await;
+    assert_invalid(r, &["pairs", "empty"]);
+    let over = vec![pair(packed(0x1), packed(0x1)); DEFAULT_MAX_BATCH + 1];
+    let r = client.contains(contains(over)).await;
+    assert_invalid(r, &["pairs", "over the limit"]);
+
+    let r = client
+        .remove(pb::RemoveRequest {
+            pairs: vec![pair(text("345"), text("3")), pair(text("345"), text("33"))],
+        })
+        .await;
+    assert_invalid(r, &["pairs[1]", "not contained"]);
+    let r = client
+        .legal_moves(pb::LegalMovesRequest {
+            hand: Some(text("3456")),
+            beat: Some(text("34")),
+        })
+        .await;
+    assert_invalid(r, &["beat", "not a valid play"]);
+    let r = client
+        .legal_moves(pb::LegalMovesRequest {
+            hand: None,
+            beat: None,
+        })
+        .await;
+    assert_invalid(r, &["hand", "missing"]);
+    let r = client
+        .classify(pb::ClassifyRequest {
+            hands: vec![text("3"), text("3?")],
+        })
+        .await;
+    assert_invalid(r, &["hands[1]", "unknown rank"]);
+
+    // The server is still healthy after all of that.
+    let ok = client
+        .contains(contains(vec![pair(text("33"), text("3"))]))
+        .await
+        .unwrap();
+    assert_eq!(ok.into_inner().contains, vec![true]);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn health_reports_serving_and_shutdown_is_graceful() {
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
+
+    let (server, _client) = start().await;
+    let channel = Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut health = HealthClient::new(channel);
+    let reply = health
+        .check(HealthCheckRequest {
+            service: SERVICE.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.status(), ServingStatus::Serving);
+    let unknown = health
+        .check(HealthCheckRequest {
+            service: "no.such.Service".into(),
+        })
+        .await;
+    assert_eq!(unknown.unwrap_err().code(), Code::NotFound);
+    tokio::time::timeout(std::time::Duration::from_secs(10), server.shutdown())
+        .await
+        .expect("shutdown finishes within its grace period")
+        .unwrap();
+}

@@ -1,0 +1,407 @@
+//! The shape-key lookup table behind the standard-form win check.
+//!
+//! A hand's 34 counts become a compact *shape key*: the non-zero counts are
+//! grouped into blocks (maximal runs of consecutive non-zero counts inside one
+//! suit; every honour is a block of its own), and written from bit 0 upwards
+//! as, per tile, a `0` bit then `2 * (count - 1)` one bits, and per block end
+//! a single `1` bit. A run of ones after a tile's `0` is therefore odd exactly
+//! when the block ends there, so the key is injective, and a 14-tile hand
+//! needs at most 28 bits.
+//!
+//! A sequence never crosses a block boundary, so the decompositions of a hand
+//! depend only on its key. The table maps every key of a complete standard
+//! hand (pair plus 0..=4 melds: 2, 5, 8, 11 or 14 tiles) to all of its
+//! decompositions, each packed in a `u32` as positions in the list of the
+//! hand's distinct tiles (see [`Packed`]).
+//!
+//! The table is generated here, from first principles, at first use:
+//! every placement of a pair and up to four melds on a 9-position line gives
+//! the *blocks* (gap-free count patterns) and their decompositions; every
+//! ordered sequence of blocks with at most 14 tiles and exactly one pair then
+//! gives a key, whose decompositions are the products of its blocks'.
+//! [`table_stats`] reports its size (see the module docs of `engine`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use super::tile::TILE_KINDS;
+
+/// `2 * (count - 1)` one bits, indexed by count.
+const ONES: [u32; 5] = [0, 0, 0b11, 0b1111, 0b11_1111];
+
+/// The shape key of `counts` (see module docs). `counts` must hold at most
+/// 14 tiles in total, so the key fits in 28 bits.
+#[inline]
+pub(crate) fn shape_key(counts: &[u8; TILE_KINDS]) -> u32 {
+    let mut key = 0u32;
+    let mut p = 0u32;
+    for suit in 0..3 {
+        let mut in_block = false;
+        for &c in &counts[suit * 9..suit * 9 + 9] {
+            if c == 0 {
+                if in_block {
+                    key |= 1 << p;
+                    p += 1;
+                    in_block = false;
+                }
+            } else {
+                p += 1;
+                key |= ONES[usize::from(c & 7).min(4)] << p;
+                p += 2 * (u32::from(c) - 1);
+                in_block = true;
+            }
+        }
+        if in_block {
+            key |= 1 << p;
+            p += 1;
+        }
+    }
+    for &c in &counts[27..34] {
+        if c != 0 {
+            p += 1;
+            key |= ONES[usize::from(c & 7).min(4)] << p;
+            p += 2 * (u32::from(c) - 1);
+            key |= 1 << p;
+            p += 1;
+        }
+    }
+    debug_assert!(p <= 32);
+    key
+}
+
+/// The shape key and the list of the hand's distinct tiles (ids ascending),
+/// which packed decompositions index into. Returns the number of distinct tiles.
+pub(crate) fn shape_key_positions(
+    counts: &[u8; TILE_KINDS],
+    positions: &mut [u8; 14],
+) -> (u32, usize) {
+    let mut n = 0;
+    for (id, &c) in counts.iter().enumerate() {
+        if c != 0 && n < positions.len() {
+            positions[n] = id as u8;
+            n += 1;
+        }
+    }
+    (shape_key(counts), n)
+}
+
+/// A decomposition packed in a `u32`: bits 0..4 the pair's position, 4..7 the
+/// number of triplets, 7..10 the number of sequences, then 4 bits per meld
+/// position (triplets first, then sequences), each a position in the hand's
+/// distinct-tile list.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Packed(pub u32);
+
+impl Packed {
+    fn pack(pair: u8, triplets: &[u8], sequences: &[u8]) -> Packed {
+        let mut v = u32::from(pair) | (triplets.len() as u32) << 4 | (sequences.len() as u32) << 7;
+        for (i, &m) in triplets.iter().chain(sequences).enumerate() {
+            v |= u32::from(m) << (10 + 4 * i);
+        }
+        Packed(v)
+    }
+
+    pub(crate) fn pair(self) -> usize {
+        (self.0 & 0xf) as usize
+    }
+
+    pub(crate) fn triplets(self) -> impl Iterator<Item = usize> {
+        let n = (self.0 >> 4) & 7;
+        (0..n).map(move |i| ((self.0 >> (10 + 4 * i)) & 0xf) as usize)
+    }
+
+    pub(crate) fn sequences(self) -> impl Iterator<Item = usize> {
+        let t = (self.0 >> 4) & 7;
+        let n = (self.0 >> 7) & 7;
+        (t..t + n).map(move |i| ((self.0 >> (10 + 4 * i)) & 0xf) as usize)
+    }
+}
+
+/// Open-addressing hash table from shape key to a run of packed decompositions.
+pub(crate) struct WinTable {
+    /// `(key, start << 8 | len)`; key 0 marks an empty slot (no real key is 0).
+    slots: Box<[(u32, u32)]>,
+    shift: u32,
+    decompositions: Box<[Packed]>,
+    keys: usize,
+}
+
+/// Size of the generated win table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TableStats {
+    /// Number of shape keys (complete standard shapes of 2..=14 tiles).
+    pub keys: usize,
+    /// Number of decompositions stored over all keys.
+    pub decompositions: usize,
+    /// Heap bytes held by the table.
+    pub bytes: usize,
+}
+
+#[inline]
+fn hash(key: u32, shift: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B1) >> shift) as usize
+}
+
+impl WinTable {
+    pub(crate) fn get() -> &'static WinTable {
+        static TABLE: OnceLock<WinTable> = OnceLock::new();
+        TABLE.get_or_init(build)
+    }
+
+    /// The decompositions of `key`, empty if the shape is not complete.
+    #[inline]
+    pub(crate) fn lookup(&self, key: u32) -> &[Packed] {
+        let mask = self.slots.len() - 1;
+        let mut i = hash(key, self.shift);
+        loop {
+            let (k, v) = self.slots[i & mask];
+            if k == key {
+                let start = (v >> 8) as usize;
+                let len = (v & 0xff) as usize;
+                return self.decompositions.get(start..start + len).unwrap_or(&[]);
+            }
+            if k == 0 {
+                return &[];
+            }
+            i += 1;
+        }
+    }
+
+    /// Whether `key` is a complete shape.
+    #[inline]
+    pub(crate) fn contains(&self, key: u32) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = hash(key, self.shift);
+        loop {
+            let k = self.slots[i & mask].0;
+            if k == key {
+                return true;
+            }
+            if k == 0 {
+                return false;
+            }
+            i += 1;
+        }
+    }
+
+    pub(crate) fn stats(&self) -> TableStats {
+        TableStats {
+            keys: self.keys,
+            decompositions: self.decompositions.len(),
+            bytes: std::mem::size_of_val(&*self.slots)
+                + std::mem::size_of_val(&*self.decompositions),
+        }
+    }
+}
+
+/// Size of the win table (builds it if needed).
+pub fn table_stats() -> TableStats {
+    WinTable::get().stats()
+}
+
+/// One decomposition of a block: pair position, triplet and sequence
+/// positions (ascending), relative to the block's first tile.
+type BlockDecomp = (Option<u8>, Vec<u8>, Vec<u8>);
+
+/// A gap-free count pattern and all its decompositions.
+struct Block {
+    /// Key bits of the block, end bit included, and their number.
+    bits: u32,
+    len_bits: u32,
+    /// Number of distinct tiles (positions) in the block.
+    width: u8,
+    tiles: u8,
+    has_pair: bool,
+    decomps: Vec<BlockDecomp>,
+}
+
+/// Every gap-free pattern made of at most one pair and at most four melds on
+/// nine positions, with its decompositions.
+fn blocks() -> Vec<Block> {
+    // Meld kinds: 0..9 triplet at i, 9..16 sequence starting at i - 9.
+    fn melds(start: usize, chosen: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        out.push(chosen.clone());
+        if chosen.len() == 4 {
+            return;
+        }
+        for kind in start..16 {
+            chosen.push(kind);
+            melds(kind, chosen, out);
+            chosen.pop();
+        }
+    }
+    let mut meld_sets = Vec::new();
+    melds(0, &mut Vec::new(), &mut meld_sets);
+
+    let mut patterns: BTreeMap<Vec<u8>, BTreeSet<BlockDecomp>> = BTreeMap::new();
+    for pair in std::iter::once(None).chain((0..9u8).map(Some)) {
+        for set in &meld_sets {
+            if pair.is_none() && set.is_empty() {
+                continue;
+            }
+            let mut counts = [0u8; 9];
+            if let Some(p) = pair {
+                counts[usize::from(p)] += 2;
+            }
+            for &kind in set {
+                if kind < 9 {
+                    counts[kind] += 3;
+                } else {
+                    for c in &mut counts[kind - 9..kind - 6] {
+                        *c += 1;
+                    }
+                }
+            }
+            if counts.iter().any(|&c| c > 4) {
+                continue;
+            }
+            let (Some(first), Some(last)) = (
+                counts.iter().position(|&c| c > 0),
+                counts.iter().rposition(|&c| c > 0),
+            ) else {
+                continue;
+            };
+            if counts[first..=last].contains(&0) {
+                continue;
+            }
+            let f = first as u8;
+            let mut triplets: Vec<u8> = set
+                .iter()
+                .filter(|&&k| k < 9)
+                .map(|&k| k as u8 - f)
+                .collect();
+            let mut sequences: Vec<u8> = set
+                .iter()
+                .filter(|&&k| k >= 9)
+                .map(|&k| k as u8 - 9 - f)
+                .collect();
+            triplets.sort_unstable();
+            sequences.sort_unstable();
+            patterns
+                .entry(counts[first..=last].to_vec())
+                .or_default()
+                .insert((pair.map(|p| p - f), triplets, sequences));
+        }
+    }
+
+    patterns
+        .into_iter()
+        .map(|(pattern, decomps)| {
+            let mut bits = 0u32;
+            let mut p = 0u32;
+            for &c in &pattern {
+                p += 1;
+                bits |= ONES[usize::from(c)] << p;
+                p += 2 * (u32::from(c) - 1);
+            }
+            bits |= 1 << p;
+            let tiles: u8 = pattern.iter().sum();
+            Block {
+                bits,
+                len_bits: p + 1,
+                width: pattern.len() as u8,
+                tiles,
+                has_pair: tiles % 3 == 2,
+                decomps: decomps.into_iter().collect(),
+            }
+        })
+        .collect()
+}
+
+/// Emits every ordered block sequence with exactly one pair block and at most
+/// 14 tiles, as (key, packed decompositions).
+struct ShapeBuilder<'a> {
+    blocks: &'a [Block],
+    entries: Vec<(u32, Vec<Packed>)>,
+}
+
+impl ShapeBuilder<'_> {
+    fn extend(&mut self, chosen: &mut Vec<usize>, key: u32, bits: u32, tiles: u8, has_pair: bool) {
+        if has_pair {
+            let decomps = self.decompositions(chosen);
+            self.entries.push((key, decomps));
+        }
+        for (i, block) in self.blocks.iter().enumerate() {
+            if tiles + block.tiles > 14 || (has_pair && block.has_pair) {
+                continue;
+            }
+            chosen.push(i);
+            self.extend(
+                chosen,
+                key | block.bits << bits,
+                bits + block.len_bits,
+                tiles + block.tiles,
+                has_pair || block.has_pair,
+            );
+            chosen.pop();
+        }
+    }
+
+    /// All decompositions of a block sequence: one decomposition per block,
+    /// positions shifted by the block's offset in the distinct-tile list.
+    fn decompositions(&self, chosen: &[usize]) -> Vec<Packed> {
+        let mut partial: Vec<(u8, Vec<u8>, Vec<u8>)> = vec![(0, Vec::new(), Vec::new())];
+        let mut offset = 0u8;
+        for &b in chosen {
+            let block = &self.blocks[b];
+            let mut next = Vec::with_capacity(partial.len() * block.decomps.len());
+            for (pair, trips, seqs) in &partial {
+                for (bp, bt, bs) in &block.decomps {
+                    let mut t = trips.clone();
+                    t.extend(bt.iter().map(|&x| x + offset));
+                    let mut s = seqs.clone();
+                    s.extend(bs.iter().map(|&x| x + offset));
+                    next.push((bp.map_or(*pair, |p| p + offset), t, s));
+                }
+            }
+            partial = next;
+            offset += block.width;
+        }
+        // Blocks are in tile order and each block's lists ascend, so the lists
+        // ascend; sorting the tuples gives the deterministic order.
+        partial.sort();
+        partial.dedup();
+        partial
+            .iter()
+            .map(|(p, t, s)| Packed::pack(*p, t, s))
+            .collect()
+    }
+}
+
+fn build() -> WinTable {
+    let blocks = blocks();
+    let mut builder = ShapeBuilder {
+        blocks: &blocks,
+        entries: Vec::new(),
+    };
+    builder.extend(&mut Vec::new(), 0, 0, 0, false);
+    let entries = builder.entries;
+
+    let keys = entries.len();
+    let size = (keys * 2).next_power_of_two().max(2);
+    let shift = 32 - size.trailing_zeros();
+    let mut slots = vec![(0u32, 0u32); size].into_boxed_slice();
+    let mut decompositions = Vec::new();
+    for (key, decomps) in entries {
+        debug_assert!(key != 0 && !decomps.is_empty() && decomps.len() < 256);
+        let value = (decompositions.len() as u32) << 8 | decomps.len() as u32;
+        decompositions.extend(decomps);
+        let mut i = hash(key, shift);
+        loop {
+            let slot = &mut slots[i & (size - 1)];
+            if slot.0 == 0 {
+                *slot = (key, value);
+                break;
+            }
+            // Block sequences map to distinct keys (the encoding is injective).
+            debug_assert!(slot.0 != key);
+            i += 1;
+        }
+    }
+    WinTable {
+        slots,
+        shift,
+        decompositions: decompositions.into_boxed_slice(),
+        keys,
+    }
+}

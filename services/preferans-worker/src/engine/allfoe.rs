@@ -1,0 +1,269 @@
+//! Solving ranges of foe layouts and aggregating the results.
+
+use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::cards::Card;
+use super::contract::Contract;
+use super::layouts::{layouts, LAYOUT_COUNT};
+use super::solver::{RawPosition, Solver};
+use super::tt::DEFAULT_TT_BYTES;
+use super::view::{DeclarerView, ViewError};
+
+/// Declarer tricks (0..=10) per candidate opening, in the order of
+/// [`DeclarerView::openings`]. At most 10 values; never allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TricksPerOpening {
+    len: u8,
+    values: [u8; 10],
+}
+
+impl TricksPerOpening {
+    pub fn as_slice(&self) -> &[u8] {
+        &self.values[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::Deref for TricksPerOpening {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+/// The result of one layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayoutResult {
+    pub index: u32,
+    pub tricks: TricksPerOpening,
+}
+
+/// Counts of layouts by declarer tricks 0..=10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Histogram {
+    pub counts: [u32; 11],
+}
+
+impl Histogram {
+    pub fn add(&mut self, tricks: u8) {
+        if let Some(c) = self.counts.get_mut(usize::from(tricks)) {
+            *c += 1;
+        }
+    }
+
+    pub fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts) {
+            *a += b;
+        }
+    }
+
+    pub fn total(&self) -> u32 {
+        self.counts.iter().sum()
+    }
+
+    /// Mean declarer tricks (0 when empty).
+    pub fn mean(&self) -> f64 {
+        let total = self.total();
+        if total == 0 {
+            return 0.0;
+        }
+        let sum: u64 = self
+            .counts
+            .iter()
+            .enumerate()
+            .map(|(t, &c)| t as u64 * u64::from(c))
+            .sum();
+        sum as f64 / f64::from(total)
+    }
+
+    /// Fraction of layouts where the contract makes (0 when empty).
+    pub fn make_share(&self, contract: Contract) -> f64 {
+        let total = self.total();
+        if total == 0 {
+            return 0.0;
+        }
+        let made: u32 = (0..=10u8)
+            .filter(|&t| contract.makes(t))
+            .map(|t| self.counts[usize::from(t)])
+            .sum();
+        f64::from(made) / f64::from(total)
+    }
+}
+
+/// Histogram of one candidate opening (`card` None: a defender's double-dummy lead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpeningAnalysis {
+    pub card: Option<Card>,
+    pub histogram: Histogram,
+}
+
+/// Aggregated all-foe results, one histogram per candidate opening.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    pub contract: Contract,
+    pub openings: Vec<OpeningAnalysis>,
+}
+
+impl Analysis {
+    pub fn new(view: &DeclarerView) -> Analysis {
+        Analysis {
+            contract: view.contract(),
+            openings: view
+                .openings()
+                .into_iter()
+                .map(|card| OpeningAnalysis {
+                    card,
+                    histogram: Histogram::default(),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn add(&mut self, result: &LayoutResult) {
+        for (o, &t) in self.openings.iter_mut().zip(result.tricks.iter()) {
+            o.histogram.add(t);
+        }
+    }
+
+    pub fn merge(&mut self, other: &Analysis) {
+        for (a, b) in self.openings.iter_mut().zip(&other.openings) {
+            a.histogram.merge(&b.histogram);
+        }
+    }
+
+    /// Layouts counted (from the first opening's histogram).
+    pub fn layouts(&self) -> u32 {
+        self.openings.first().map_or(0, |o| o.histogram.total())
+    }
+}
+
+/// Solves the layouts of `range` in index order, calling `on_result` for each; returns
+/// how many were solved. `on_result` returning `Break` stops after that layout.
+pub fn solve_layouts(
+    solver: &mut Solver,
+    view: &DeclarerView,
+    range: Range<u32>,
+    mut on_result: impl FnMut(LayoutResult) -> ControlFlow<()>,
+) -> Result<u32, ViewError> {
+    if range.start > range.end || range.end > LAYOUT_COUNT {
+        return Err(ViewError::Range {
+            start: range.start,
+            end: range.end,
+        });
+    }
+    let unknown: Vec<u32> = view.unknown_cards().iter().map(|c| c.bit()).collect();
+    let declarer = view.declarer().index();
+    let subset_seat = view.subset_seat().index();
+    let rest_seat = view.declarer().next().index();
+    let table: Vec<u8> = view.played().iter().map(|c| c.id()).collect();
+    let choose = view.declarer_chooses_opening();
+    let strain = view.contract().strain;
+    let openings: Vec<u8> = view.hand().iter().map(|c| c.id()).collect();
+    let mut guesses = [5i32; 10];
+    let mut done = 0;
+    for (index, subset) in layouts(range) {
+        let mut hands = [0u32; 3];
+        hands[declarer] = view.hand().0;
+        for (i, &bit) in unknown.iter().enumerate() {
+            if subset & (1 << i) != 0 {
+                hands[subset_seat] |= bit;
+            } else {
+                hands[rest_seat] |= bit;
+            }
+        }
+        let raw = RawPosition {
+            hands,
+            table: &table,
+            leader: view.leader().index(),
+            declarer,
+        };
+        let mut tricks = TricksPerOpening {
+            len: 1,
+            values: [0; 10],
+        };
+        if choose {
+            let values = solver.card_values_raw(strain, raw, guesses[0]);
+            tricks.len = openings.len() as u8;
+            for (slot, &c) in tricks.values.iter_mut().zip(&openings) {
+                *slot = values[usize::from(c)];
+            }
+            guesses[0] = i32::from(tricks.values[0]);
+        } else {
+            tricks.values[0] = solver.solve_raw(strain, raw, guesses[0]);
+            guesses[0] = i32::from(tricks.values[0]);
+        }
+        done += 1;
+        if on_result(LayoutResult { index, tricks }).is_break() {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// Solves `range` on `threads` threads (contiguous sub-ranges, one [`Solver`] with a
+/// default-size table each) and aggregates. `progress` receives the running total of
+/// layouts solved, every 256 layouts per thread and at the end.
+pub fn solve_all_foe(
+    view: &DeclarerView,
+    range: Range<u32>,
+    threads: usize,
+    progress: impl Fn(u32) + Sync,
+) -> Result<Analysis, ViewError> {
+    solve_all_foe_with(view, range, threads, DEFAULT_TT_BYTES, progress)
+}
+
+/// [`solve_all_foe`] with an explicit table size per thread.
+pub fn solve_all_foe_with(
+    view: &DeclarerView,
+    range: Range<u32>,
+    threads: usize,
+    tt_bytes: usize,
+    progress: impl Fn(u32) + Sync,
+) -> Result<Analysis, ViewError> {
+    if range.start > range.end || range.end > LAYOUT_COUNT {
+        return Err(ViewError::Range {
+            start: range.start,
+            end: range.end,
+        });
+    }
+    let threads = threads.clamp(1, 64) as u32;
+    let len = range.end - range.start;
+    let chunk = len.div_ceil(threads).max(1);
+    let total = AtomicU32::new(0);
+    let results: Vec<Result<Analysis, ViewError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let start = (range.start + t * chunk).min(range.end);
+                let end = (start + chunk).min(range.end);
+                let (total, progress) = (&total, &progress);
+                scope.spawn(move || {
+                    let mut solver = Solver::new(tt_bytes);
+                    let mut analysis = Analysis::new(view);
+                    let mut pending = 0;
+                    solve_layouts(&mut solver, view, start..end, |r| {
+                        analysis.add(&r);
+                        pending += 1;
+                        if pending == 256 {
+                            progress(total.fetch_add(pending, Ordering::Relaxed) + pending);
+                            pending = 0;
+                        }
+                        ControlFlow::Continue(())
+                    })?;
+                    if pending > 0 {
+                        progress(total.fetch_add(pending, Ordering::Relaxed) + pending);
+                    }
+                    Ok(analysis)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut analysis = Analysis::new(view);
+    for r in results {
+        analysis.merge(&r?);
+    }
+    Ok(analysis)
+}

@@ -1,0 +1,182 @@
+//! Move ordering per game type: the table's best lead first, then cheap heuristics.
+//!
+//! Only representatives of equivalent-card groups are generated.
+
+use super::rules::{beats, suit_mask, suit_of};
+use super::search::Search;
+use super::tt::NO_MOVE;
+
+/// Up to 10 cards, best first; never allocates.
+#[derive(Clone, Copy)]
+pub(crate) struct MoveList {
+    cards: [u8; 10],
+    len: usize,
+}
+
+impl MoveList {
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        &self.cards[..self.len]
+    }
+}
+
+/// Rank value 0 (seven) ..= 7 (ace): higher is a higher card.
+#[inline]
+const fn height(card: u8) -> i32 {
+    7 - (card & 7) as i32
+}
+
+impl Search<'_> {
+    pub(super) fn ordered_moves(&self, ply: usize, p: usize, best: u8) -> MoveList {
+        let reps = self.representatives(ply, p);
+        let mut cards = [0u8; 10];
+        let mut scores = [0i32; 10];
+        let mut len = 0;
+        let mut m = reps;
+        while m != 0 && len < 10 {
+            let c = m.trailing_zeros() as u8;
+            m &= m - 1;
+            let mut score = if ply == 0 {
+                self.lead_score(p, c)
+            } else {
+                self.follow_score(ply, p, c)
+            };
+            if c == best {
+                score += 10_000;
+            }
+            // Insertion sort, descending by score.
+            let mut i = len;
+            while i > 0 && scores[i - 1] < score {
+                cards[i] = cards[i - 1];
+                scores[i] = scores[i - 1];
+                i -= 1;
+            }
+            cards[i] = c;
+            scores[i] = score;
+            len += 1;
+        }
+        MoveList { cards, len }
+    }
+
+    fn lead_score(&self, p: usize, c: u8) -> i32 {
+        let s = suit_of(c);
+        let sm = suit_mask(s);
+        let live_s = self.live & sm;
+        let top = live_s.trailing_zeros() as u8;
+        let holder = (0..3)
+            .find(|&q| self.hands[q] & (1 << top) != 0)
+            .unwrap_or(p);
+        let partner = p != self.declarer && holder != self.declarer;
+        if self.misere {
+            let decl_s = self.hands[self.declarer] & sm;
+            let defs_s = live_s & !decl_s;
+            if p == self.declarer {
+                // Lead a card some defender can beat; lowest first.
+                let higher = defs_s & ((1u32 << c) - 1);
+                return if higher != 0 {
+                    50 - height(c)
+                } else {
+                    -height(c)
+                };
+            }
+            // Defender: lead low into a suit where the declarer must win.
+            if decl_s != 0 {
+                let decl_low = 31 - decl_s.leading_zeros();
+                let under = defs_s & !((1u32 << decl_low) - 1) & !(1u32 << decl_low);
+                let bonus = if under == 0 { 60 } else { 20 };
+                return bonus - height(c) + i32::from(under.count_ones() == 0) * 5;
+            }
+            return 10 - height(c);
+        }
+        let trump_lead = self.trumps & sm != 0;
+        if top == c {
+            let mut score = 60 + height(c);
+            // An opponent void in the suit with trumps would ruff our winner.
+            if !trump_lead && self.trumps != 0 {
+                for q in 0..3 {
+                    if q != p
+                        && (q == self.declarer) != (p == self.declarer)
+                        && self.hands[q] & sm == 0
+                        && self.hands[q] & self.trumps != 0
+                    {
+                        score -= 45;
+                    }
+                }
+            }
+            return score;
+        }
+        if partner && holder != p {
+            // Lead low towards the partner's winner.
+            return 45 - height(c);
+        }
+        if trump_lead && p == self.declarer {
+            return 30 - height(c);
+        }
+        20 - height(c) - (live_s & !self.hands[p]).count_ones() as i32
+    }
+
+    fn follow_score(&self, ply: usize, p: usize, c: u8) -> i32 {
+        let mut win = 0;
+        if ply == 2 && beats(self.table[1], self.table[0], self.trumps) {
+            win = 1;
+        }
+        let win_card = self.table[win];
+        let win_seat = (self.leader + win) % 3;
+        let mine_winning = (win_seat == self.declarer) == (p == self.declarer);
+        let beats_now = beats(c, win_card, self.trumps);
+        let is_trump = self.trumps & (1u32 << c) != 0;
+        if self.misere {
+            if p == self.declarer {
+                // Duck with the highest card that still loses.
+                return if !beats_now {
+                    100 + height(c)
+                } else if ply == 2 {
+                    50 + height(c)
+                } else {
+                    50 - height(c)
+                };
+            }
+            // Defender: keep the declarer winning / let it win.
+            let decl_played =
+                win_seat == self.declarer || (ply == 2 && self.leader != self.declarer);
+            return if decl_played && !mine_winning {
+                if beats_now {
+                    -height(c)
+                } else {
+                    100 + height(c)
+                }
+            } else {
+                50 - height(c)
+            };
+        }
+        if ply == 2 {
+            if mine_winning {
+                return -height(c) - if is_trump { 20 } else { 0 };
+            }
+            return if beats_now {
+                100 - height(c) - if is_trump { 10 } else { 0 }
+            } else {
+                -height(c) - if is_trump { 20 } else { 0 }
+            };
+        }
+        // Second hand.
+        if mine_winning {
+            // Partner led: play low unless the third player is void-and-trumping anyway.
+            return -height(c);
+        }
+        if beats_now {
+            let third = (self.leader + 2) % 3;
+            let third_s = self.hands[third] & suit_mask(suit_of(self.table[0]));
+            // Winning cheaply is good if the third player cannot overtake.
+            let overtake = third_s & ((1u32 << c) - 1) & suit_mask(suit_of(c));
+            return if overtake == 0 {
+                80 - height(c)
+            } else {
+                40 + height(c)
+            };
+        }
+        -height(c)
+    }
+}
+
+const _: () = assert!(NO_MOVE > 31);

@@ -1,0 +1,214 @@
+//! Alpha-beta over whole tricks driven by zero-window questions
+//! "can the declarer take at least `target` of the remaining tricks?".
+//!
+//! The "max side" is the side that wants the answer yes: the declarer in trump and
+//! no-trump games, the defenders in misère. Bounds are stored at trick boundaries only.
+
+use super::quick;
+use super::rules::{self, trick_winner};
+use super::tt::{self, Table, NO_MOVE};
+
+/// Mutable search state for one solve; seats are indices 0..3 (N, E, W).
+pub(crate) struct Search<'t> {
+    pub(super) tt: &'t mut Table,
+    pub(super) hands: [u32; 3],
+    /// Cards in hands plus cards on the table in the current trick.
+    pub(super) live: u32,
+    pub(super) leader: usize,
+    pub(super) declarer: usize,
+    /// Cards of the current trick in play order (only the first `ply` are meaningful).
+    pub(super) table: [u8; 3],
+    pub(super) trumps: u32,
+    pub(super) misere: bool,
+    pub(super) nodes: u64,
+}
+
+impl<'t> Search<'t> {
+    pub fn new(
+        tt: &'t mut Table,
+        hands: [u32; 3],
+        table: &[u8],
+        leader: usize,
+        declarer: usize,
+        trumps: u32,
+        misere: bool,
+    ) -> Search<'t> {
+        let mut cards = [0u8; 3];
+        let mut live = hands[0] | hands[1] | hands[2];
+        for (slot, &c) in cards.iter_mut().zip(table) {
+            *slot = c;
+            live |= 1 << c;
+        }
+        Search {
+            tt,
+            hands,
+            live,
+            leader,
+            declarer,
+            table: cards,
+            trumps,
+            misere,
+            nodes: 0,
+        }
+    }
+
+    /// Whether seat `p` wants the answer yes.
+    #[inline]
+    pub(super) fn max_side(&self, p: usize) -> bool {
+        (p == self.declarer) != self.misere
+    }
+
+    /// Exact declarer tricks by repeated zero-window tests, starting near `guess`.
+    /// `test(search, t)` answers "declarer tricks >= t?".
+    pub fn exact(
+        &mut self,
+        mut lo: i32,
+        mut hi: i32,
+        guess: i32,
+        mut test: impl FnMut(&mut Self, i32) -> bool,
+    ) -> u8 {
+        let mut t = guess;
+        while lo < hi {
+            t = t.clamp(lo + 1, hi);
+            if test(self, t) {
+                lo = t;
+                t += 1;
+            } else {
+                hi = t - 1;
+                t -= 1;
+            }
+        }
+        lo.max(0) as u8
+    }
+
+    /// The position with `ply` cards on the table: can the declarer reach `target`?
+    pub fn node(&mut self, ply: usize, target: i32) -> bool {
+        self.nodes += 1;
+        if ply == 0 {
+            self.trick_start(target)
+        } else {
+            self.in_trick(ply, target)
+        }
+    }
+
+    fn trick_start(&mut self, target: i32) -> bool {
+        let leader = self.leader;
+        let n = self.hands[leader].count_ones() as i32;
+        if target <= 0 {
+            return true;
+        }
+        if target > n {
+            return false;
+        }
+        if n == 1 {
+            return self.last_trick();
+        }
+        if !self.misere {
+            let (lo, hi) = quick::bounds(self.hands, leader, self.declarer, self.trumps);
+            if lo as i32 >= target {
+                return true;
+            }
+            if (hi as i32) < target {
+                return false;
+            }
+        }
+        let rel = [
+            self.hands[leader],
+            self.hands[(leader + 1) % 3],
+            self.hands[(leader + 2) % 3],
+        ];
+        let key = tt::key(rel);
+        let declarer_rel = ((self.declarer + 3 - leader) % 3) as u8;
+        let mut best = NO_MOVE;
+        if let Some(p) = self.tt.probe(key, declarer_rel) {
+            if i32::from(p.lo) >= target {
+                return true;
+            }
+            if i32::from(p.hi) < target {
+                return false;
+            }
+            best = p.best;
+        }
+        let max = self.max_side(leader);
+        let moves = self.ordered_moves(0, leader, best);
+        let mut result = !max;
+        for &card in moves.as_slice() {
+            if self.play(0, card, target) == max {
+                result = max;
+                best = card;
+                break;
+            }
+        }
+        let (lo, hi) = if result {
+            (target as u8, n as u8)
+        } else {
+            (0, (target - 1) as u8)
+        };
+        self.tt.store(key, declarer_rel, n as u8, lo, hi, best);
+        result
+    }
+
+    fn in_trick(&mut self, ply: usize, target: i32) -> bool {
+        let p = (self.leader + ply) % 3;
+        let max = self.max_side(p);
+        let moves = self.ordered_moves(ply, p, NO_MOVE);
+        for &card in moves.as_slice() {
+            if self.play(ply, card, target) == max {
+                return max;
+            }
+        }
+        !max
+    }
+
+    /// Plays `card` as the `ply`-th card of the trick and searches on.
+    #[inline]
+    pub fn play(&mut self, ply: usize, card: u8, target: i32) -> bool {
+        let p = (self.leader + ply) % 3;
+        let bit = 1u32 << card;
+        self.hands[p] &= !bit;
+        self.table[ply] = card;
+        let r = if ply < 2 {
+            self.node(ply + 1, target)
+        } else {
+            self.finish_trick(target)
+        };
+        self.hands[p] |= bit;
+        r
+    }
+
+    fn finish_trick(&mut self, target: i32) -> bool {
+        let saved_table = self.table;
+        let saved_leader = self.leader;
+        let saved_live = self.live;
+        let winner = (self.leader + trick_winner(self.table, self.trumps)) % 3;
+        self.live &= !((1u32 << self.table[0]) | (1u32 << self.table[1]) | (1u32 << self.table[2]));
+        self.leader = winner;
+        let t = target - i32::from(winner == self.declarer);
+        let r = self.node(0, t);
+        self.leader = saved_leader;
+        self.live = saved_live;
+        self.table = saved_table;
+        r
+    }
+
+    /// One card each: the play is forced. Called with target == 1.
+    fn last_trick(&mut self) -> bool {
+        let l = self.leader;
+        let cards = [
+            self.hands[l].trailing_zeros() as u8,
+            self.hands[(l + 1) % 3].trailing_zeros() as u8,
+            self.hands[(l + 2) % 3].trailing_zeros() as u8,
+        ];
+        let winner = (l + trick_winner(cards, self.trumps)) % 3;
+        winner == self.declarer
+    }
+
+    /// Legal cards of seat `p` at `ply`, one per group of equivalent cards.
+    #[inline]
+    pub(super) fn representatives(&self, ply: usize, p: usize) -> u32 {
+        let led = if ply == 0 { None } else { Some(self.table[0]) };
+        let hand = self.hands[p];
+        let legal = rules::legal(hand, led, self.trumps);
+        rules::representatives(legal, hand, self.live)
+    }
+}

@@ -1,0 +1,186 @@
+//! The public solver: owns the transposition table, which persists across solves
+//! and is cleared only when the strain changes.
+
+use super::cards::{Card, Cards};
+use super::contract::Strain;
+use super::position::{trump_mask, Position};
+use super::rules;
+use super::search::Search;
+use super::tt::{Table, DEFAULT_TT_BYTES};
+
+/// Counters of a solver since creation (table fill since the last clear).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SolverStats {
+    /// Search nodes visited.
+    pub nodes: u64,
+    pub tt_probes: u64,
+    pub tt_hits: u64,
+    pub tt_stores: u64,
+    /// Occupied table entries.
+    pub tt_used: usize,
+    pub tt_capacity: usize,
+    /// Number of solve calls.
+    pub solves: u64,
+}
+
+/// Double-dummy solver with a persistent transposition table.
+pub struct Solver {
+    tt: Table,
+    strain: Option<Strain>,
+    nodes: u64,
+    solves: u64,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new(DEFAULT_TT_BYTES)
+    }
+}
+
+/// Internal description of a position to search (no validation: callers guarantee it).
+#[derive(Clone, Copy)]
+pub(crate) struct RawPosition<'a> {
+    pub hands: [u32; 3],
+    pub table: &'a [u8],
+    pub leader: usize,
+    pub declarer: usize,
+}
+
+impl Solver {
+    /// A solver whose transposition table uses about `tt_bytes` bytes (rounded down to a
+    /// power of two number of 64-byte buckets, at least one).
+    pub fn new(tt_bytes: usize) -> Solver {
+        Solver {
+            tt: Table::new(tt_bytes),
+            strain: None,
+            nodes: 0,
+            solves: 0,
+        }
+    }
+
+    /// Makes the table valid for `strain`: cleared if it held another strain.
+    pub fn prepare(&mut self, strain: Strain) {
+        if self.strain != Some(strain) {
+            if self.strain.is_some() {
+                self.tt.clear();
+            }
+            self.strain = Some(strain);
+        }
+    }
+
+    /// The strain the table currently holds results for.
+    pub fn strain(&self) -> Option<Strain> {
+        self.strain
+    }
+
+    /// Empties the table.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.strain = None;
+    }
+
+    pub fn stats(&self) -> SolverStats {
+        SolverStats {
+            nodes: self.nodes,
+            tt_probes: self.tt.probes,
+            tt_hits: self.tt.hits,
+            tt_stores: self.tt.stores,
+            tt_used: self.tt.used,
+            tt_capacity: self.tt.capacity(),
+            solves: self.solves,
+        }
+    }
+
+    /// Declarer tricks from the current trick (inclusive) to the end, under best play.
+    pub fn solve(&mut self, pos: &Position) -> u8 {
+        let table: Vec<u8> = pos.played().iter().map(|c| c.id()).collect();
+        let raw = raw_position(pos, &table);
+        let n = i32::from(pos.tricks_left());
+        self.solve_raw(pos.strain(), raw, (n + 1) / 2)
+    }
+
+    /// The value (declarer tricks from the current trick on) of every legal card of the
+    /// player to move, in card-id order.
+    pub fn solve_cards(&mut self, pos: &Position) -> Vec<(Card, u8)> {
+        let table: Vec<u8> = pos.played().iter().map(|c| c.id()).collect();
+        let raw = raw_position(pos, &table);
+        let n = i32::from(pos.tricks_left());
+        let values = self.card_values_raw(pos.strain(), raw, (n + 1) / 2);
+        let legal = pos.legal_moves();
+        legal.iter().map(|c| (c, values[c.id() as usize])).collect()
+    }
+
+    pub(crate) fn solve_raw(&mut self, strain: Strain, raw: RawPosition<'_>, guess: i32) -> u8 {
+        self.prepare(strain);
+        self.tt.next_generation();
+        self.solves += 1;
+        let ply = raw.table.len();
+        let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
+        let mut search = self.search(strain, raw);
+        let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
+        self.nodes += search.nodes;
+        v
+    }
+
+    /// Values indexed by card id for every legal card of the player to move (other
+    /// entries are 0). Equivalent cards are searched once.
+    pub(crate) fn card_values_raw(
+        &mut self,
+        strain: Strain,
+        raw: RawPosition<'_>,
+        guess: i32,
+    ) -> [u8; 32] {
+        self.prepare(strain);
+        self.tt.next_generation();
+        self.solves += 1;
+        let ply = raw.table.len();
+        let p = (raw.leader + ply) % 3;
+        let hand = raw.hands[p];
+        let n = hand.count_ones() as i32;
+        let mut search = self.search(strain, raw);
+        let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
+        let mut values = [0u8; 32];
+        let mut guess = guess;
+        // Walk each suit from the top so a card's equivalent higher neighbour is known.
+        let mut last_rep: Option<u8> = None;
+        for c in Cards(legal).iter().map(|c| c.id()) {
+            let reps = rules::representatives(1 << c, hand, search.live);
+            let v = match last_rep {
+                Some(r) if reps == 0 && rules::suit_of(r) == rules::suit_of(c) => {
+                    values[r as usize]
+                }
+                _ => {
+                    let v = search.exact(0, n, guess, |s, t| s.play(ply, c, t));
+                    guess = i32::from(v);
+                    v
+                }
+            };
+            values[c as usize] = v;
+            last_rep = Some(c);
+        }
+        self.nodes += search.nodes;
+        values
+    }
+
+    fn search(&mut self, strain: Strain, raw: RawPosition<'_>) -> Search<'_> {
+        Search::new(
+            &mut self.tt,
+            raw.hands,
+            raw.table,
+            raw.leader,
+            raw.declarer,
+            trump_mask(strain),
+            strain.is_misere(),
+        )
+    }
+}
+
+fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {
+    let h = pos.hands();
+    RawPosition {
+        hands: [h.n.0, h.e.0, h.w.0],
+        table,
+        leader: pos.leader().index(),
+        declarer: pos.declarer().index(),
+    }
+}

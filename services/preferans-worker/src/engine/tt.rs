@@ -1,0 +1,258 @@
+//! Transposition table over trick-boundary positions.
+//!
+//! The key is the 4 x 16-bit per-suit code (see [`key`]); the declarer's seat relative
+//! to the leader is stored beside it and checked on probe. An entry holds a lower and an
+//! upper bound on the declarer's tricks in the remaining tricks, plus the best lead seen.
+
+/// Default table size in bytes.
+pub const DEFAULT_TT_BYTES: usize = 64 << 20;
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug)]
+struct Entry {
+    key: u64,
+    /// Lower / upper bound of the declarer's tricks in the remaining tricks.
+    lo: u8,
+    hi: u8,
+    /// Declarer seat relative to the leader (0..2).
+    declarer_rel: u8,
+    /// Tricks remaining; 0 marks an empty slot.
+    tricks: u8,
+    /// Best lead found (card id), or `NO_MOVE`.
+    best: u8,
+    generation: u8,
+    _pad: [u8; 2],
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
+
+const WAYS: usize = 4;
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Default)]
+struct Bucket([Entry; WAYS]);
+
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+
+pub(crate) const NO_MOVE: u8 = 0xff;
+
+/// What a probe found.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probe {
+    pub lo: u8,
+    pub hi: u8,
+    pub best: u8,
+}
+
+pub(crate) struct Table {
+    buckets: Vec<Bucket>,
+    mask: usize,
+    generation: u8,
+    pub used: usize,
+    pub probes: u64,
+    pub hits: u64,
+    pub stores: u64,
+}
+
+impl Table {
+    pub fn new(bytes: usize) -> Table {
+        let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        // Round down to a power of two for mask indexing.
+        let count = 1usize << (usize::BITS - 1 - wanted.leading_zeros());
+        Table {
+            buckets: vec![Bucket::default(); count],
+            mask: count - 1,
+            generation: 0,
+            used: 0,
+            probes: 0,
+            hits: 0,
+            stores: 0,
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.buckets.len() * WAYS
+    }
+
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
+        self.used = 0;
+        self.generation = 0;
+    }
+
+    /// Starts a new search generation (entries of older ones are replaced first).
+    pub fn next_generation(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    #[inline]
+    fn index(&self, key: u64, declarer_rel: u8) -> usize {
+        let h = (key ^ u64::from(declarer_rel) << 62).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ((h ^ (h >> 29)) as usize) & self.mask
+    }
+
+    #[inline]
+    pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
+        self.probes += 1;
+        let idx = self.index(key, declarer_rel);
+        let bucket = &self.buckets[idx];
+        for e in &bucket.0 {
+            if e.key == key && e.declarer_rel == declarer_rel && e.tricks != 0 {
+                self.hits += 1;
+                return Some(Probe {
+                    lo: e.lo,
+                    hi: e.hi,
+                    best: e.best,
+                });
+            }
+        }
+        None
+    }
+
+    /// Narrows the stored bounds (or inserts a new entry) for this position.
+    #[inline]
+    pub fn store(&mut self, key: u64, declarer_rel: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
+        self.stores += 1;
+        let idx = self.index(key, declarer_rel);
+        let generation = self.generation;
+        let bucket = &mut self.buckets[idx].0;
+        let mut victim = 0;
+        let mut victim_score = i32::MAX;
+        for (i, e) in bucket.iter_mut().enumerate() {
+            if e.tricks != 0 && e.key == key && e.declarer_rel == declarer_rel {
+                e.lo = e.lo.max(lo);
+                e.hi = e.hi.min(hi);
+                if best != NO_MOVE {
+                    e.best = best;
+                }
+                e.generation = generation;
+                return;
+            }
+            // Prefer empty slots, then stale generations, then the shallowest entry.
+            let score = if e.tricks == 0 {
+                -1000
+            } else {
+                let age = i32::from(generation.wrapping_sub(e.generation).min(15));
+                i32::from(e.tricks) * 2 - age * 4
+            };
+            if score < victim_score {
+                victim_score = score;
+                victim = i;
+            }
+        }
+        let e = &mut bucket[victim];
+        if e.tricks == 0 {
+            self.used += 1;
+        }
+        *e = Entry {
+            key,
+            lo,
+            hi,
+            declarer_rel,
+            tricks,
+            best,
+            generation,
+            _pad: [0; 2],
+        };
+    }
+}
+
+/// The per-suit hash code of a trick-boundary position.
+///
+/// `rel` holds the hands relative to the leader: `rel[0]` leader, `rel[1]` next, `rel[2]`
+/// the one after. For each suit, walk the remaining cards from highest to lowest and put
+/// the holder's 2-bit code at bits 2i (i-th remaining card), then the terminator `11`.
+/// Played cards are skipped, so equal neighbours collapse. A full suit (8 cards) needs
+/// 18 bits, but its bits 14..16 hold a holder code (never `11`), so the low 16 bits stay
+/// unique (the seed's argument) and 4 suits fit in 64 bits.
+#[inline]
+pub(crate) fn key(rel: [u32; 3]) -> u64 {
+    let mut key = 0u64;
+    for s in 0..4 {
+        let shift = 8 * s;
+        let h1 = (rel[1] >> shift) & 0xff;
+        let h2 = (rel[2] >> shift) & 0xff;
+        let live = ((rel[0] >> shift) & 0xff) | h1 | h2;
+        let code = spread(pext8(h1, live))
+            | (spread(pext8(h2, live)) << 1)
+            | (3u64 << (2 * live.count_ones()));
+        key |= (code & 0xffff) << (16 * s);
+    }
+    key
+}
+
+/// Gathers the bits of `x` at the set positions of `mask` into the low bits (8-bit pext).
+#[inline]
+fn pext8(x: u32, mask: u32) -> u32 {
+    PEXT[((mask as usize) << 8) | x as usize] as u32
+}
+
+static PEXT: [u8; 65536] = build_pext();
+
+const fn build_pext() -> [u8; 65536] {
+    let mut t = [0u8; 65536];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut x = 0;
+        while x < 256 {
+            let mut out = 0u32;
+            let mut k = 0;
+            let mut b = 0;
+            while b < 8 {
+                if mask & (1 << b) != 0 {
+                    if x & (1 << b) != 0 {
+                        out |= 1 << k;
+                    }
+                    k += 1;
+                }
+                b += 1;
+            }
+            t[(mask << 8) | x] = out as u8;
+            x += 1;
+        }
+        mask += 1;
+    }
+    t
+}
+
+/// Spreads the low 8 bits to the even positions 0, 2, ..., 14.
+#[inline]
+fn spread(x: u32) -> u64 {
+    let mut x = u64::from(x & 0xff);
+    x = (x | (x << 4)) & 0x0f0f;
+    x = (x | (x << 2)) & 0x3333;
+    (x | (x << 1)) & 0x5555
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_example_code() {
+        // Highest spade with the next player (01), second with the one after (10),
+        // last with the leader (00): code 11 00 10 01.
+        let rel = [1 << 7, 1 << 0, 1 << 3];
+        assert_eq!(key(rel) & 0xffff, 0b11_00_10_01);
+        // Other suits are empty: terminator only.
+        assert_eq!(key(rel) >> 16, 0b11 | 0b11 << 16 | 0b11 << 32);
+    }
+
+    #[test]
+    fn played_small_cards_collapse() {
+        // Leader AK, next QJ vs leader AK, next Q7 (J..8 gone): same code.
+        let a = [0b11, 0b1100, 0];
+        let b = [0b11, 0b1000_0100, 0];
+        assert_eq!(key(a), key(b));
+        let c = [0b11, 0b1000_0100, 0b1000];
+        assert_ne!(key(a), key(c));
+    }
+
+    #[test]
+    fn full_suit_stays_unique() {
+        // All 8 cards present vs 7 cards whose holders match the low bits.
+        let full = [0xff, 0, 0];
+        let seven = [0x7f, 0, 0];
+        assert_ne!(key(full) & 0xffff, key(seven) & 0xffff);
+    }
+}

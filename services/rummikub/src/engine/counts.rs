@@ -1,0 +1,134 @@
+//! [`TileCounts`]: a multiset of tiles validated against a [`RuleSet`].
+
+use super::error::Error;
+use super::rules::RuleSet;
+use super::tile::{Colour, Tile};
+
+/// A multiset of tiles that fits a [`RuleSet`]: every number tile exists in
+/// it and appears at most `copies` times, and there are at most `jokers` jokers.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct TileCounts {
+    /// `counts[tile id]`; index 0 holds the jokers.
+    counts: [u8; 256],
+    total: u32,
+}
+
+impl TileCounts {
+    /// Collects and validates `tiles`.
+    pub fn new(rules: &RuleSet, tiles: &[Tile]) -> Result<TileCounts, Error> {
+        let mut counts = TileCounts {
+            counts: [0; 256],
+            total: 0,
+        };
+        for &tile in tiles {
+            check_tile(rules, tile)?;
+            counts.add(tile);
+        }
+        counts.check_counts(rules)?;
+        Ok(counts)
+    }
+
+    /// The union of two multisets, validated against `rules`.
+    pub fn union(&self, other: &TileCounts, rules: &RuleSet) -> Result<TileCounts, Error> {
+        let mut out = self.clone();
+        for (mine, theirs) in out.counts.iter_mut().zip(other.counts.iter()) {
+            *mine = mine.saturating_add(*theirs);
+        }
+        out.total = self.total + other.total;
+        out.check_counts(rules)?;
+        Ok(out)
+    }
+
+    fn add(&mut self, tile: Tile) {
+        let slot = &mut self.counts[usize::from(tile.id())];
+        *slot = slot.saturating_add(1);
+        self.total += 1;
+    }
+
+    fn check_counts(&self, rules: &RuleSet) -> Result<(), Error> {
+        let jokers = self.counts[0];
+        if jokers > rules.jokers {
+            return Err(Error::TooManyJokers {
+                count: jokers.into(),
+                jokers: rules.jokers,
+            });
+        }
+        for tile in self.iter_distinct() {
+            let count = self.get(tile);
+            if !tile.is_joker() && count > rules.copies {
+                return Err(Error::TooManyCopies {
+                    tile,
+                    count: count.into(),
+                    copies: rules.copies,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// How many copies of `tile` the multiset holds.
+    pub fn get(&self, tile: Tile) -> u8 {
+        self.counts[usize::from(tile.id())]
+    }
+
+    /// Copies of the number tile `colour`/`number` (0 if no such tile).
+    pub fn number(&self, colour: Colour, number: u8) -> u8 {
+        Tile::new(colour, number).map_or(0, |tile| self.get(tile))
+    }
+
+    /// Number of jokers.
+    pub fn jokers(&self) -> u8 {
+        self.counts[0]
+    }
+
+    /// Total number of tiles.
+    pub fn len(&self) -> usize {
+        self.total as usize
+    }
+
+    /// Is the multiset empty?
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The distinct tiles present, number tiles in order, the joker last.
+    pub fn iter_distinct(&self) -> impl Iterator<Item = Tile> + '_ {
+        (1..=255u8)
+            .chain(std::iter::once(0))
+            .filter(|&id| self.counts[usize::from(id)] > 0)
+            .filter_map(Tile::from_id)
+    }
+
+    /// Every tile, repeated by its count, sorted.
+    pub fn to_vec(&self) -> Vec<Tile> {
+        let mut out = Vec::with_capacity(self.len());
+        for tile in self.iter_distinct() {
+            out.extend(std::iter::repeat_n(tile, usize::from(self.get(tile))));
+        }
+        out
+    }
+}
+
+impl std::fmt::Debug for TileCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TileCounts({})", super::tile::format_tiles(&self.to_vec()))
+    }
+}
+
+fn check_tile(rules: &RuleSet, tile: Tile) -> Result<(), Error> {
+    if let (Some(colour), Some(number)) = (tile.colour(), tile.number()) {
+        if colour.index() >= usize::from(rules.colours) {
+            return Err(Error::ColourOutOfRange {
+                tile,
+                colours: rules.colours,
+            });
+        }
+        if number > rules.numbers {
+            return Err(Error::NumberOutOfRange {
+                tile,
+                numbers: rules.numbers,
+            });
+        }
+    }
+    Ok(())
+}
