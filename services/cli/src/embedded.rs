@@ -1,7 +1,13 @@
-//! Where a subcommand's requests go: a given address, or an embedded server
-//! started in this process.
+//! Where a subcommand's requests go: a given address, or an embedded cluster
+//! started in this process on loopback ports. Both paths run the same gRPC code.
 
+use std::time::Duration;
+
+use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
+use coordinator::scheduler::SchedulerConfig;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use hand_ops::grpc::{HandOps, HandOpsServiceServer};
+use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::{Channel, Endpoint};
@@ -9,44 +15,106 @@ use tonic::transport::{Channel, Endpoint};
 /// Largest message the CLI sends or accepts.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
-/// A connection to a cluster; keeps the embedded server alive while in use.
+/// A connection to a cluster; keeps the embedded servers alive while in use.
 pub struct Target {
     pub channel: Channel,
-    embedded: Option<RunningServer>,
+    embedded: Vec<RunningServer>,
+}
+
+fn name<S: NamedService>(_: &S) -> &'static str {
+    S::NAME
 }
 
 impl Target {
-    /// Connects to `addr`, or starts the embedded server when `addr` is `None`.
+    /// Connects to `addr`, or starts an embedded server with the stateless
+    /// services (and a small preferans worker for single deals).
     pub async fn connect(addr: Option<&str>) -> anyhow::Result<Target> {
-        let (url, embedded) = match addr {
-            Some(addr) if addr.contains("://") => (addr.to_string(), None),
-            Some(addr) => (format!("http://{addr}"), None),
+        match addr {
+            Some(addr) => Target::remote(addr).await,
             None => {
-                let server = spawn(ServerConfig::loopback(), services()).await?;
-                (format!("http://{}", server.addr), Some(server))
+                let hand_ops: HandOpsServiceServer<HandOps> =
+                    HandOps::default().into_server(MAX_MESSAGE_BYTES);
+                let worker =
+                    Worker::new(SolverPool::new(1, 1 << 20)).into_server(MAX_MESSAGE_BYTES);
+                let names = [name(&hand_ops), name(&worker)];
+                let routes = Routes::new(hand_ops).add_service(worker);
+                let server = spawn(ServerConfig::loopback(), Services::new(routes, &names)).await?;
+                Target::local(vec![server]).await
             }
-        };
-        let channel = Endpoint::from_shared(url.clone())?
-            .connect()
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))?;
-        Ok(Target { channel, embedded })
+        }
     }
 
-    /// Stops the embedded server, if any.
+    /// Connects to the coordinator at `addr`, or starts an embedded cluster: a
+    /// preferans worker with `threads` solver threads and a coordinator using it.
+    pub async fn coordinator(addr: Option<&str>, threads: usize) -> anyhow::Result<Target> {
+        if let Some(addr) = addr {
+            return Target::remote(addr).await;
+        }
+        let worker: PreferansWorkerServiceServer<Worker> = Worker::new(SolverPool::new(
+            threads,
+            preferans_worker::engine::DEFAULT_TT_BYTES,
+        ))
+        .into_server(MAX_MESSAGE_BYTES);
+        let names = [name(&worker)];
+        let worker = spawn(
+            ServerConfig::loopback(),
+            Services::new(Routes::new(worker), &names),
+        )
+        .await?;
+        let discovery = Discovery {
+            workers: vec![worker.addr.to_string()],
+            dns: Vec::new(),
+            interval: Duration::from_secs(3600),
+        };
+        let coordinator: CoordinatorServiceServer<Coordinator> =
+            Coordinator::start(SchedulerConfig::default(), discovery)
+                .into_server(MAX_MESSAGE_BYTES);
+        let names = [name(&coordinator)];
+        let coordinator = spawn(
+            ServerConfig::loopback(),
+            Services::new(Routes::new(coordinator), &names),
+        )
+        .await?;
+        // The coordinator first, so the channel below goes to it.
+        Target::local(vec![coordinator, worker]).await
+    }
+
+    async fn remote(addr: &str) -> anyhow::Result<Target> {
+        Ok(Target {
+            channel: channel(addr).await?,
+            embedded: Vec::new(),
+        })
+    }
+
+    async fn local(servers: Vec<RunningServer>) -> anyhow::Result<Target> {
+        let addr = servers
+            .first()
+            .map(|s| s.addr.to_string())
+            .ok_or_else(|| anyhow::anyhow!("no embedded server"))?;
+        Ok(Target {
+            channel: channel(&addr).await?,
+            embedded: servers,
+        })
+    }
+
+    /// Stops the embedded servers, if any.
     pub async fn close(self) -> anyhow::Result<()> {
         drop(self.channel);
-        if let Some(server) = self.embedded {
+        for server in self.embedded {
             server.shutdown().await?;
         }
         Ok(())
     }
 }
 
-/// Every service, for the embedded server.
-fn services() -> Services {
-    let hand_ops = hand_ops::grpc::HandOps::default().into_server(MAX_MESSAGE_BYTES);
-    let names =
-        [<hand_ops::grpc::HandOpsServiceServer<hand_ops::grpc::HandOps> as NamedService>::NAME];
-    Services::new(Routes::new(hand_ops), &names)
+async fn channel(addr: &str) -> anyhow::Result<Channel> {
+    let url = if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    };
+    Endpoint::from_shared(url.clone())?
+        .connect()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))
 }

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod embedded;
 mod handops;
+mod preferans;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Dou Dizhu hand algebra (hand-ops service).
     Handops(handops::Args),
+    /// Double-dummy preferans (preferans-worker and coordinator services).
+    Preferans(preferans::Args),
     /// Load benchmarks of a service over gRPC.
     Bench(bench::Args),
 }
@@ -34,6 +37,7 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Handops(args) => handops::run(args).await,
+        Command::Preferans(args) => preferans::run(args).await,
         Command::Bench(args) => bench::run(args).await,
     }
 }

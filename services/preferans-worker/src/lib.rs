@@ -1,2 +1,4 @@
-//! Engine only: no transport types.
+//! Double-dummy preferans: the solver engine (pure, usable as a library) and
+//! its gRPC adapter. The `preferans-worker` binary serves the adapter.
 pub mod engine;
+pub mod grpc;

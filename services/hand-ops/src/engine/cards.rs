@@ -346,3 +346,33 @@ impl fmt::Debug for CardsVector {
         write!(f, "CardsVector(\"{self}\", {:#018x})", self.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_masks_match_counts() {
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Arbitrary nibbles 0..=15, nibble 15 cleared: masks must still be exact.
+            let v = CardsVector(x & !RESERVED);
+            let masks = v.rank_masks();
+            for (k, mask) in masks.iter().enumerate() {
+                for i in 0..15 {
+                    let count = (v.0 >> (4 * i)) & 0xF;
+                    assert_eq!(
+                        mask >> i & 1 == 1,
+                        count > k as u64,
+                        "{v:?} rank {i} >= {}",
+                        k + 1
+                    );
+                }
+                assert_eq!(mask >> 15, 0);
+            }
+        }
+    }
+}

@@ -106,13 +106,13 @@ pub fn classify(cards: CardsVector) -> Option<Play> {
 
     // Airplanes: a run of exactly-three trios plus kickers outside it.
     let trio_ranks = m3 & !m4 & CHAINABLE;
-    if n % 4 == 0 && (2..=5).contains(&(n / 4)) {
+    if n.is_multiple_of(4) && (2..=5).contains(&(n / 4)) {
         let len = n / 4;
         if let Some(key) = find_airplane_with_singles(&counts, trio_ranks, m1, m4, len) {
             return play(PlayKind::AirplaneWithSingles, key, len);
         }
     }
-    if n % 5 == 0 && (2..=4).contains(&(n / 5)) {
+    if n.is_multiple_of(5) && (2..=4).contains(&(n / 5)) {
         let len = n / 5;
         // Kickers: every other rank present has exactly two cards, and L of them.
         for start in 0..=(12 - len) {

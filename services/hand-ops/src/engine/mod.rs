@@ -60,6 +60,22 @@
 //! lower bomb; otherwise a play beats another of the same kind and chain
 //! length with a higher key (kickers never count).
 //!
+//! # Example
+//!
+//! ```
+//! use hand_ops::engine::{beating_plays, classify, legal_plays, CardsVector, PlayKind};
+//!
+//! let hand: CardsVector = "34556677778888999TTT".parse()?;
+//! assert_eq!(legal_plays(hand).len(), 295);
+//! assert_eq!(legal_plays(CardsVector::FULL_DECK).len(), 27_471);
+//!
+//! let plane = classify("33344456".parse()?).expect("a play");
+//! assert_eq!(plane.kind, PlayKind::AirplaneWithSingles);
+//! assert_eq!(beating_plays(hand, &plane).len(), 59);
+//! assert_eq!(classify("33334444".parse()?), None);
+//! # Ok::<(), hand_ops::engine::CardsError>(())
+//! ```
+//!
 //! # Output order
 //!
 //! [`legal_plays`] and [`beating_plays`] group plays by kind (in [`PlayKind`]

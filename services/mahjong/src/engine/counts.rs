@@ -30,7 +30,7 @@ impl TileCounts {
             }
             total += usize::from(count);
         }
-        if !(1..=14).contains(&total) || total % 3 == 0 {
+        if !(1..=14).contains(&total) || total.is_multiple_of(3) {
             return Err(HandError::TileTotal { total });
         }
         Ok(TileCounts(counts))
@@ -163,7 +163,7 @@ impl fmt::Display for TileCounts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for suit in Suit::ALL {
             let mut any = false;
-            for number in 1..=suit.len() {
+            for number in 1..=suit.size() {
                 if let Some(tile) = Tile::from_suit_number(suit, number) {
                     for _ in 0..self.count(tile) {
                         write!(f, "{number}")?;
@@ -194,7 +194,7 @@ mod tests {
         let h: TileCounts = "123m456p789s1122z".parse().unwrap();
         assert_eq!(h.total(), 13);
         assert_eq!(h.to_string(), "123m456p789s1122z");
-        let red: TileCounts = "340m".parse().unwrap();
-        assert_eq!(red.to_string(), "345m");
+        let red: TileCounts = "3405m".parse().unwrap();
+        assert_eq!(red.to_string(), "3455m");
     }
 }

@@ -57,7 +57,7 @@ impl Suit {
     }
 
     /// Number of tile kinds in the suit (9, or 7 for honours).
-    pub const fn len(self) -> u8 {
+    pub const fn size(self) -> u8 {
         match self {
             Suit::Honour => 7,
             _ => 9,
@@ -93,7 +93,7 @@ impl Tile {
 
     /// The tile `number` (1-based) of `suit`, if it exists (`1..=9`, honours `1..=7`).
     pub const fn from_suit_number(suit: Suit, number: u8) -> Option<Tile> {
-        if number >= 1 && number <= suit.len() {
+        if number >= 1 && number <= suit.size() {
             Some(Tile(suit.first_id() + number - 1))
         } else {
             None

@@ -194,15 +194,22 @@ pub(crate) fn is_win_counts(counts: &[u8; TILE_KINDS]) -> bool {
         || thirteen_orphans_pair(counts).is_some()
 }
 
-/// Seven distinct pairs: exactly seven tiles held twice (so 14 tiles, no other).
+/// Seven distinct pairs: seven tiles held exactly twice. With at most 14
+/// tiles in the hand, nothing else can be held.
+#[inline]
 fn is_seven_pairs(counts: &[u8; TILE_KINDS]) -> bool {
-    counts.iter().filter(|&&c| c == 2).count() == 7 && counts.iter().all(|&c| c == 0 || c == 2)
+    counts.iter().map(|&c| u8::from(c == 2)).sum::<u8>() == 7
 }
 
 const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
 
 /// The duplicated tile of a thirteen-orphans hand, if `counts` is one.
+#[inline]
 fn thirteen_orphans_pair(counts: &[u8; TILE_KINDS]) -> Option<Tile> {
+    // Cheap early exit for most hands.
+    if counts[0] == 0 || counts[33] == 0 {
+        return None;
+    }
     let mut pair = None;
     let mut total = 0u32;
     for &i in &ORPHANS {

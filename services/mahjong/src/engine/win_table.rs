@@ -29,41 +29,54 @@ use super::tile::TILE_KINDS;
 /// `2 * (count - 1)` one bits, indexed by count.
 const ONES: [u32; 5] = [0, 0, 0b11, 0b1111, 0b11_1111];
 
+/// Key bits and bit length added by one suit tile, indexed by
+/// `5 * (previous tile of the suit held) + count`: a held tile adds its `0`
+/// bit and ones; an empty tile after a held one closes the block.
+const SUIT_STEP: [(u32, u32); 10] = {
+    let mut t = [(0u32, 0u32); 10];
+    let mut c = 1;
+    while c < 5 {
+        t[c] = (ONES[c] << 1, 2 * c as u32 - 1);
+        t[5 + c] = t[c];
+        c += 1;
+    }
+    t[5] = (1, 1);
+    t
+};
+
+/// Key bits and bit length of one honour tile (always a block of its own).
+const HONOUR_STEP: [(u32, u32); 5] = {
+    let mut t = [(0u32, 0u32); 5];
+    let mut c = 1;
+    while c < 5 {
+        t[c] = (ONES[c] << 1 | 1 << (2 * c - 1), 2 * c as u32);
+        c += 1;
+    }
+    t
+};
+
 /// The shape key of `counts` (see module docs). `counts` must hold at most
-/// 14 tiles in total, so the key fits in 28 bits.
+/// 4 copies of a tile and 14 tiles in total, so the key fits in 28 bits.
 #[inline]
 pub(crate) fn shape_key(counts: &[u8; TILE_KINDS]) -> u32 {
     let mut key = 0u32;
     let mut p = 0u32;
-    for suit in 0..3 {
-        let mut in_block = false;
-        for &c in &counts[suit * 9..suit * 9 + 9] {
-            if c == 0 {
-                if in_block {
-                    key |= 1 << p;
-                    p += 1;
-                    in_block = false;
-                }
-            } else {
-                p += 1;
-                key |= ONES[usize::from(c & 7).min(4)] << p;
-                p += 2 * (u32::from(c) - 1);
-                in_block = true;
-            }
+    for suit in counts[..27].chunks_exact(9) {
+        let mut prev = 0usize;
+        for &c in suit {
+            let c = usize::from(c).min(4);
+            let (bits, len) = SUIT_STEP[prev * 5 + c];
+            key |= bits.wrapping_shl(p);
+            p += len;
+            prev = usize::from(c != 0);
         }
-        if in_block {
-            key |= 1 << p;
-            p += 1;
-        }
+        key |= (prev as u32).wrapping_shl(p);
+        p += prev as u32;
     }
-    for &c in &counts[27..34] {
-        if c != 0 {
-            p += 1;
-            key |= ONES[usize::from(c & 7).min(4)] << p;
-            p += 2 * (u32::from(c) - 1);
-            key |= 1 << p;
-            p += 1;
-        }
+    for &c in &counts[27..] {
+        let (bits, len) = HONOUR_STEP[usize::from(c).min(4)];
+        key |= bits.wrapping_shl(p);
+        p += len;
     }
     debug_assert!(p <= 32);
     key

@@ -111,7 +111,11 @@ impl TileCounts {
 
 impl std::fmt::Debug for TileCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TileCounts({})", super::tile::format_tiles(&self.to_vec()))
+        write!(
+            f,
+            "TileCounts({})",
+            super::tile::format_tiles(&self.to_vec())
+        )
     }
 }
 

@@ -6,7 +6,9 @@ use super::tile::{format_tiles, Tile};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// Text that is not a tile (`k1`..`k31`, `b..`, `o..`, `r..`, ..., `J`).
-    #[error("unknown tile {text:?}: expected a colour letter (k b o r g p y w) and a number, or J")]
+    #[error(
+        "unknown tile {text:?}: expected a colour letter (k b o r g p y w) and a number, or J"
+    )]
     UnknownTile { text: String },
     /// A number tile whose number is outside `1..=numbers`.
     #[error("tile {tile} is outside the rule set: numbers are 1..={numbers}")]

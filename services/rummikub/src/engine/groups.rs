@@ -37,7 +37,13 @@ pub(crate) struct GroupPlan {
 }
 
 impl Groups {
-    pub(crate) fn new(min_len: u8, colours: u8, copies: u8, jokers: u8, restricted: bool) -> Groups {
+    pub(crate) fn new(
+        min_len: u8,
+        colours: u8,
+        copies: u8,
+        jokers: u8,
+        restricted: bool,
+    ) -> Groups {
         let copies = usize::from(copies);
         let jokers = usize::from(jokers);
         Groups {
@@ -224,11 +230,13 @@ mod tests {
                             let total = g.iter().sum::<usize>() + jg;
                             let max = *g.iter().max().unwrap();
                             let expect = total == 0
-                                || (1..=total).any(|m| m >= max && m * 3 <= total && total <= m * 4);
+                                || (1..=total)
+                                    .any(|m| m >= max && m * 3 <= total && total <= m * 4);
                             assert_eq!(groups.feasible(shape(&g), jg), expect, "{g:?} {jg}");
                             if expect {
                                 let plan = groups.plan(&g, jg).unwrap();
-                                let used: usize = plan.iter().map(|p| p.colours.len() + p.jokers).sum();
+                                let used: usize =
+                                    plan.iter().map(|p| p.colours.len() + p.jokers).sum();
                                 assert_eq!(used, total);
                             }
                         }
@@ -244,7 +252,9 @@ mod tests {
         // k5 b5 o5 J: a joker in a group of four is redundant.
         assert!(!groups.feasible(shape(&[1, 1, 1, 0]), 1));
         assert!(groups.feasible(shape(&[1, 1, 0, 0]), 1));
-        assert!(groups.feasible(shape(&[1, 1, 1, 1]), 2) == groups.feasible(shape(&[1, 1, 1, 1]), 2));
+        assert!(
+            groups.feasible(shape(&[1, 1, 1, 1]), 2) == groups.feasible(shape(&[1, 1, 1, 1]), 2)
+        );
         // k5 b5 o5 r5 + J J: {k b J}, {o r J}.
         assert!(groups.feasible(shape(&[1, 1, 1, 1]), 2));
         // k5 b5 o5 r5 + J: impossible.

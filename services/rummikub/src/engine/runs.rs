@@ -188,7 +188,15 @@ fn assign_from(
             a.stop[kind] = stop;
             a.real[kind] = by_real;
             a.joker[kind] = by_joker;
-            if assign_from(kinds, counts, kind + 1, real - by_real, jokers - by_joker, a, visit) {
+            if assign_from(
+                kinds,
+                counts,
+                kind + 1,
+                real - by_real,
+                jokers - by_joker,
+                a,
+                visit,
+            ) {
                 return true;
             }
         }

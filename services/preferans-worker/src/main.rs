@@ -1,0 +1,40 @@
+//! The `preferans-worker` service binary.
+
+use clap::Parser;
+use deckhand::server::{self, ServerArgs, Services};
+use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker, DEFAULT_PORT};
+use tonic::server::NamedService;
+use tonic::service::Routes;
+
+/// Double-dummy preferans solver over gRPC (deckhand.preferans.v1.PreferansWorkerService).
+#[derive(Debug, Parser)]
+#[command(name = "preferans-worker", version)]
+struct Args {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Solver threads, each with its own long-lived table (default: all cores).
+    #[arg(long, env = "DECKHAND_THREADS")]
+    threads: Option<usize>,
+    /// Transposition table size per thread, in MiB.
+    #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64)]
+    table_mb: usize,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    deckhand::telemetry::init(args.server.log_format);
+    let config = args.server.into_config(DEFAULT_PORT)?;
+    anyhow::ensure!(args.table_mb >= 1, "--table-mb must be at least 1");
+    let threads = args.threads.unwrap_or_else(default_threads);
+    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    let pool = SolverPool::new(threads, args.table_mb << 20);
+    tracing::info!(threads, table_mb = args.table_mb, "solver pool ready");
+    let service = Worker::new(pool).into_server(config.max_message_bytes);
+    let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
+    server::run(config, Services::new(Routes::new(service), &[name])).await
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -1,0 +1,168 @@
+//! Known answers published with the established solver (tests/data/oracles.json).
+
+mod common;
+
+use std::ops::ControlFlow;
+
+use common::{foe_oracles, oracles, strain_code};
+use preferans_worker::engine::{
+    solve_all_foe_with, solve_layouts, Analysis, BySeat, Cards, Position, Seat, Solver,
+    LAYOUT_COUNT,
+};
+
+#[test]
+fn single_deals() {
+    let o = oracles();
+    let deals = o.get("single_deals").get("deals").arr();
+    assert_eq!(deals.len(), 8);
+    let mut solver = Solver::new(1 << 22);
+    for d in deals {
+        let hands: Vec<Cards> = d
+            .get("deal")
+            .str()
+            .split(' ')
+            .map(|h| h.parse().unwrap())
+            .collect();
+        let hands = BySeat::new(hands[0], hands[1], hands[2]);
+        let strain = if d.get("misere").bool() {
+            strain_code(5)
+        } else {
+            strain_code(d.get("trump").num())
+        };
+        let seat = |k: &str| Seat::from_char(d.get(k).str().chars().next().unwrap()).unwrap();
+        let (first, declarer) = (seat("first"), seat("declarer"));
+        let pos = Position::new(hands, strain, declarer, first, &[]).unwrap();
+        let n = pos.tricks_left() as u32;
+        let tricks = u32::from(solver.solve(&pos));
+        assert_eq!(
+            tricks,
+            d.get("declarerTricks").num(),
+            "{}",
+            d.get("deal").str()
+        );
+        let e = if first == declarer {
+            tricks
+        } else {
+            n - tricks
+        };
+        assert_eq!(e, d.get("e").num(), "{}", d.get("deal").str());
+        // The best card's value equals the position's value.
+        let cards = solver.solve_cards(&pos);
+        let best = if strain == strain_code(5) {
+            cards.iter().map(|c| c.1).min()
+        } else {
+            let maxi = cards.iter().map(|c| c.1).max();
+            let mini = cards.iter().map(|c| c.1).min();
+            if first == declarer {
+                maxi
+            } else {
+                mini
+            }
+        };
+        if strain != strain_code(5) || first == declarer {
+            assert_eq!(best, Some(tricks as u8));
+        }
+    }
+}
+
+fn histogram(
+    solver: &mut Solver,
+    view: &preferans_worker::engine::DeclarerView,
+    n: u32,
+) -> [u32; 11] {
+    let mut analysis = Analysis::new(view);
+    let solved = solve_layouts(solver, view, 0..n, |r| {
+        analysis.add(&r);
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!(solved, n);
+    assert_eq!(analysis.openings.len(), 1);
+    analysis.openings[0].histogram.counts
+}
+
+/// First 20,000 layouts of each published problem. (Slow in debug builds: run the
+/// suite with --release for speed.)
+#[test]
+fn all_foe_first_20000() {
+    for oracle in foe_oracles() {
+        let mut solver = Solver::default();
+        let h = histogram(&mut solver, &oracle.view, 20_000);
+        assert_eq!(h, oracle.first_20000, "{}", oracle.name);
+    }
+}
+
+/// All 184,756 layouts of each problem, two threads.
+/// `cargo test -p preferans-worker --release --test oracles -- --ignored`
+#[test]
+#[ignore]
+fn all_foe_all_layouts() {
+    for oracle in foe_oracles() {
+        let start = std::time::Instant::now();
+        let a = solve_all_foe_with(&oracle.view, 0..LAYOUT_COUNT, 2, 64 << 20, |_| {}).unwrap();
+        eprintln!("{}: {:?}", oracle.name, start.elapsed());
+        assert_eq!(
+            a.openings[0].histogram.counts, oracle.all,
+            "{}",
+            oracle.name
+        );
+        assert_eq!(a.layouts(), LAYOUT_COUNT);
+    }
+}
+
+/// Splitting a range over threads (each with its own solver) gives the same histogram.
+#[test]
+fn parallel_split_matches_one_thread() {
+    let oracle = &foe_oracles()[1];
+    let range = 5_000..5_600;
+    let mut one = Analysis::new(&oracle.view);
+    solve_layouts(
+        &mut Solver::new(1 << 20),
+        &oracle.view,
+        range.clone(),
+        |r| {
+            one.add(&r);
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap();
+    let seen = std::sync::atomic::AtomicU32::new(0);
+    let three = solve_all_foe_with(&oracle.view, range.clone(), 3, 1 << 20, |n| {
+        seen.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(one, three);
+    assert_eq!(three.layouts(), 600);
+    assert_eq!(seen.into_inner(), 600);
+}
+
+#[test]
+fn cancellation_stops_promptly() {
+    let oracle = &foe_oracles()[0];
+    let mut seen = Vec::new();
+    let solved = solve_layouts(&mut Solver::new(1 << 20), &oracle.view, 100..1000, |r| {
+        seen.push(r.index);
+        if seen.len() == 3 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .unwrap();
+    assert_eq!(solved, 3);
+    assert_eq!(seen, vec![100, 101, 102]);
+}
+
+#[test]
+fn layout_hands_follow_the_convention() {
+    let oracle = &foe_oracles()[0];
+    let view = &oracle.view;
+    let unknown = view.unknown_cards();
+    assert!(unknown.windows(2).all(|w| w[0] < w[1]));
+    let hands = view.layout_hands(0).unwrap();
+    // Declarer N: subset {0..9} goes to West.
+    let west: Cards = unknown[..10].iter().copied().collect();
+    assert_eq!(hands[Seat::W], west);
+    assert_eq!(hands[Seat::E], unknown[10..].iter().copied().collect());
+    assert_eq!(hands[Seat::N], view.hand());
+}

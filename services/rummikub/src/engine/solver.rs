@@ -1,0 +1,793 @@
+//! The dynamic programme: [`Solver`], [`arrange`], [`best_move`].
+//!
+//! The solver walks the numbers `1..=numbers` upwards and, within a number,
+//! the colours in order (so one step decides one colour's tiles, not all
+//! colours' at once). At each (number, colour) it decides how many copies of
+//! the tile to use (table tiles must be used, rack tiles may be), how many go
+//! to groups and how many to runs, how many jokers join that colour's runs,
+//! and which open runs they extend ([`RunTable`]). After the last colour of a
+//! number it decides how many jokers join groups and checks that the group
+//! tiles split into groups ([`Groups`]). The search state is packed into a
+//! `u128` and memoised; the memo's memory is kept between queries.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::counts::TileCounts;
+use super::error::Error;
+use super::groups::{shape_add, GroupPlan, Groups, Shape};
+use super::meld::{Meld, MeldKind};
+use super::rules::{Objective, RuleSet, JOKER_VALUE};
+use super::runs::{for_each_assignment, Kinds, Next, RunTable, Step, MAX_KINDS};
+use super::tile::{Colour, Tile};
+
+const NEG: i32 = i32::MIN / 4;
+/// Most colour states the solver accepts (each is a `u16`, and the transition
+/// table grows with the count).
+const MAX_STATES: usize = 4096;
+
+/// A move found by [`best_move`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BestMove {
+    /// Rack tiles placed, sorted. Empty when nothing can be placed.
+    pub placed: Vec<Tile>,
+    /// The whole table afterwards: every table tile and every placed tile.
+    pub melds: Vec<Meld>,
+}
+
+/// Arranges all `tiles` into melds, or `None` when impossible.
+///
+/// Creates a [`Solver`] per call; keep a [`Solver`] to reuse its memory.
+pub fn arrange(rules: &RuleSet, tiles: &[Tile]) -> Result<Option<Vec<Meld>>, Error> {
+    Solver::new(*rules)?.arrange(tiles)
+}
+
+/// The best move from `rack` onto `table`; see [`Solver::best_move`].
+pub fn best_move(
+    rules: &RuleSet,
+    table: &[Tile],
+    rack: &[Tile],
+    objective: Objective,
+    opening: bool,
+) -> Result<BestMove, Error> {
+    Solver::new(*rules)?.best_move(table, rack, objective, opening)
+}
+
+/// FxHash-style hasher for the packed keys.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u128(&mut self, x: u128) {
+        self.write_u64(x as u64);
+        self.write_u64((x >> 64) as u64);
+        self.0 ^= self.0 >> 29;
+    }
+}
+
+type Memo = HashMap<u128, i32, BuildHasherDefault<KeyHasher>>;
+
+/// Bit positions inside a packed key.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    colours: usize,
+    state_bits: u32,
+    n_at: u32,
+    layer_at: u32,
+    shape_at: u32,
+    jokers_at: u32,
+    value_at: u32,
+}
+
+impl Layout {
+    fn new(colours: usize, states: usize) -> Layout {
+        let state_bits = usize::BITS - (states.max(2) - 1).leading_zeros();
+        let n_at = state_bits * colours as u32;
+        Layout {
+            colours,
+            state_bits,
+            n_at,
+            layer_at: n_at + 5,
+            shape_at: n_at + 9,
+            jokers_at: n_at + 25,
+            value_at: n_at + 28,
+        }
+    }
+
+    const fn bits(&self) -> u32 {
+        self.value_at + 8
+    }
+
+    #[inline]
+    fn field(key: u128, at: u32, bits: u32) -> usize {
+        ((key >> at) & ((1u128 << bits) - 1)) as usize
+    }
+
+    #[inline]
+    fn with(key: u128, at: u32, bits: u32, value: usize) -> u128 {
+        let mask = ((1u128 << bits) - 1) << at;
+        (key & !mask) | (((value as u128) << at) & mask)
+    }
+
+    #[inline]
+    fn state(&self, key: u128, c: usize) -> u16 {
+        Self::field(key, self.state_bits * c as u32, self.state_bits) as u16
+    }
+
+    #[inline]
+    fn with_state(&self, key: u128, c: usize, s: u16) -> u128 {
+        Self::with(
+            key,
+            self.state_bits * c as u32,
+            self.state_bits,
+            usize::from(s),
+        )
+    }
+
+    #[inline]
+    fn n(&self, key: u128) -> usize {
+        Self::field(key, self.n_at, 5)
+    }
+
+    #[inline]
+    fn layer(&self, key: u128) -> usize {
+        Self::field(key, self.layer_at, 4)
+    }
+
+    #[inline]
+    fn shape(&self, key: u128) -> Shape {
+        Self::field(key, self.shape_at, 16) as Shape
+    }
+
+    #[inline]
+    fn jokers(&self, key: u128) -> usize {
+        Self::field(key, self.jokers_at, 3)
+    }
+
+    #[inline]
+    fn value(&self, key: u128) -> usize {
+        Self::field(key, self.value_at, 8)
+    }
+
+    /// Key of the same colour states at another position.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn at(
+        &self,
+        key: u128,
+        n: usize,
+        layer: usize,
+        shape: Shape,
+        jokers: usize,
+        value: usize,
+    ) -> u128 {
+        let states = key & ((1u128 << self.n_at) - 1);
+        states
+            | ((n as u128) << self.n_at)
+            | ((layer as u128) << self.layer_at)
+            | ((shape as u128) << self.shape_at)
+            | ((jokers as u128) << self.jokers_at)
+            | ((value as u128) << self.value_at)
+    }
+}
+
+/// One query: which tiles must be used, which may be, and what each is worth.
+#[derive(Clone)]
+struct Query {
+    /// `must[c][n]`, `optional[c][n]`: copies of colour `c`, number `n`.
+    must: [[u8; 32]; 8],
+    optional: [[u8; 32]; 8],
+    must_jokers: usize,
+    optional_jokers: usize,
+    /// Gain per optional tile at number `n`, per optional joker.
+    weight: [i32; 32],
+    joker_weight: i32,
+    /// Opening threshold on the value of the melds (0: none).
+    threshold: usize,
+    /// `bound[(n - 1) * colours + c]`: most gain still possible from there.
+    bound: Vec<i32>,
+}
+
+impl Query {
+    fn new(rules: &RuleSet, must: &TileCounts, optional: &TileCounts, weights: Weights) -> Query {
+        let mut q = Query {
+            must: [[0; 32]; 8],
+            optional: [[0; 32]; 8],
+            must_jokers: usize::from(must.jokers()),
+            optional_jokers: usize::from(optional.jokers()),
+            weight: [0; 32],
+            joker_weight: weights.joker,
+            threshold: 0,
+            bound: Vec::new(),
+        };
+        let numbers = usize::from(rules.numbers);
+        let colours = usize::from(rules.colours);
+        for (c, colour) in Colour::ALL.iter().enumerate().take(colours) {
+            for n in 1..=numbers {
+                q.must[c][n] = must.number(*colour, n as u8);
+                q.optional[c][n] = optional.number(*colour, n as u8);
+            }
+        }
+        for n in 1..=numbers {
+            q.weight[n] = (weights.tile)(n as i32);
+        }
+        q.bound = vec![0; numbers * colours + 1];
+        let mut acc = q.optional_jokers as i32 * q.joker_weight;
+        q.bound[numbers * colours] = acc;
+        for n in (1..=numbers).rev() {
+            for c in (0..colours).rev() {
+                acc += i32::from(q.optional[c][n]) * q.weight[n];
+                q.bound[(n - 1) * colours + c] = acc;
+            }
+        }
+        q
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Weights {
+    tile: fn(i32) -> i32,
+    joker: i32,
+}
+
+const TILE_UNIT: i32 = 1 << 15;
+const VALUE_UNIT: i32 = 1 << 10;
+
+impl Weights {
+    const NONE: Weights = Weights {
+        tile: |_| 0,
+        joker: 0,
+    };
+
+    fn of(objective: Objective) -> Weights {
+        match objective {
+            // Tiles first, value breaks ties.
+            Objective::MaxTiles => Weights {
+                tile: |n| TILE_UNIT + n,
+                joker: TILE_UNIT + JOKER_VALUE as i32,
+            },
+            // Value first, tile count breaks ties.
+            Objective::MaxValue => Weights {
+                tile: |n| n * VALUE_UNIT + 1,
+                joker: JOKER_VALUE as i32 * VALUE_UNIT + 1,
+            },
+        }
+    }
+}
+
+/// The search over one query; borrows the solver's tables and memo.
+struct Search<'a> {
+    numbers: usize,
+    colours: usize,
+    layout: Layout,
+    runs: &'a RunTable,
+    groups: &'a mut Groups,
+    memo: &'a mut Memo,
+    q: &'a Query,
+}
+
+/// What the search decided at one (number, colour).
+#[derive(Clone, Copy, Debug)]
+struct ColourStep {
+    used: usize,
+    to_groups: usize,
+    jokers: usize,
+    from: u16,
+    to: u16,
+}
+
+impl Search<'_> {
+    fn root(&self) -> u128 {
+        self.layout.at(0, 1, 0, 0, 0, 0)
+    }
+
+    fn finish(&self, key: u128) -> i32 {
+        let jokers = self.layout.jokers(key);
+        let ok = (0..self.colours).all(|c| self.runs.stoppable(self.layout.state(key, c)))
+            && jokers >= self.q.must_jokers
+            && self.layout.value(key) >= self.q.threshold;
+        if ok {
+            (jokers - self.q.must_jokers) as i32 * self.q.joker_weight
+        } else {
+            NEG
+        }
+    }
+
+    /// Best gain from `key` on, `NEG` if no valid completion.
+    fn go(&mut self, key: u128) -> i32 {
+        let l = self.layout;
+        let n = l.n(key);
+        if n > self.numbers {
+            return self.finish(key);
+        }
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        let c = l.layer(key);
+        let bound = self
+            .q
+            .bound
+            .get((n - 1) * self.colours + c)
+            .copied()
+            .unwrap_or(0);
+        let mut best = NEG;
+        self.for_each_child(key, &mut |search, gain, child, _| {
+            let v = search.go(child);
+            if v > NEG && gain + v > best {
+                best = gain + v;
+            }
+            best >= bound
+        });
+        self.memo.insert(key, best);
+        best
+    }
+
+    /// Calls `visit(search, gain, child key, step)` for each successor of
+    /// `key` (a key at the start of the next number when `key` is the last
+    /// colour: then `step.jokers` includes no group jokers; see `group_jokers`).
+    /// Stops when `visit` returns true.
+    fn for_each_child(
+        &mut self,
+        key: u128,
+        visit: &mut dyn FnMut(&mut Self, i32, u128, ColourStep) -> bool,
+    ) {
+        let l = self.layout;
+        let q = self.q;
+        let n = l.n(key);
+        let c = l.layer(key);
+        let (Some(must), Some(optional)) = (
+            q.must.get(c).and_then(|r| r.get(n)),
+            q.optional.get(c).and_then(|r| r.get(n)),
+        ) else {
+            return;
+        };
+        let (must, optional) = (usize::from(*must), usize::from(*optional));
+        let weight = q.weight.get(n).copied().unwrap_or(0);
+        let state = l.state(key, c);
+        let shape = l.shape(key);
+        let used_jokers = l.jokers(key);
+        let free_jokers = (q.must_jokers + q.optional_jokers).saturating_sub(used_jokers);
+        let value = l.value(key);
+        let last = c + 1 == self.colours;
+        let runs = self.runs;
+        for used in (must..=must + optional).rev() {
+            let gain = (used - must) as i32 * weight;
+            for to_groups in 0..=used {
+                let shape = shape_add(shape, to_groups);
+                for jokers in 0..=free_jokers {
+                    let value = if q.threshold > 0 {
+                        (value + n * (used + jokers)).min(q.threshold)
+                    } else {
+                        0
+                    };
+                    for &to in runs.next(state, used - to_groups, jokers) {
+                        let step = ColourStep {
+                            used,
+                            to_groups,
+                            jokers,
+                            from: state,
+                            to,
+                        };
+                        let moved = l.with_state(key, c, to);
+                        if !last {
+                            let child = l.at(moved, n, c + 1, shape, used_jokers + jokers, value);
+                            if visit(self, gain, child, step) {
+                                return;
+                            }
+                            continue;
+                        }
+                        for group_jokers in 0..=free_jokers - jokers {
+                            if !self.groups.feasible(shape, group_jokers) {
+                                continue;
+                            }
+                            let value = if q.threshold > 0 {
+                                (value + n * group_jokers).min(q.threshold)
+                            } else {
+                                0
+                            };
+                            let child = l.at(
+                                moved,
+                                n + 1,
+                                0,
+                                0,
+                                used_jokers + jokers + group_jokers,
+                                value,
+                            );
+                            if visit(self, gain, child, step) {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Follows an optimal path from the root: the step taken at every
+    /// (number, colour) and the group jokers at every number.
+    fn path(&mut self) -> Option<(Vec<ColourStep>, Vec<usize>)> {
+        let mut key = self.root();
+        let mut target = self.go(key);
+        if target <= NEG {
+            return None;
+        }
+        let mut steps = Vec::with_capacity(self.numbers * self.colours);
+        let mut group_jokers = vec![0; self.numbers + 1];
+        let l = self.layout;
+        while l.n(key) <= self.numbers {
+            let mut found = None;
+            self.for_each_child(key, &mut |search, gain, child, step| {
+                let v = search.go(child);
+                if v > NEG && gain + v == target {
+                    found = Some((child, step, v));
+                    true
+                } else {
+                    false
+                }
+            });
+            let (child, step, v) = found?;
+            if l.n(child) != l.n(key) {
+                let jokers = l.jokers(child) - l.jokers(key) - step.jokers;
+                if let Some(slot) = group_jokers.get_mut(l.n(key)) {
+                    *slot = jokers;
+                }
+            }
+            steps.push(step);
+            key = child;
+            target = v;
+        }
+        Some((steps, group_jokers))
+    }
+}
+
+/// An open run while melds are rebuilt from a path.
+struct OpenRun {
+    kind: usize,
+    tiles: Vec<Tile>,
+    represents: Vec<Tile>,
+}
+
+/// The result of one optimisation: optional tiles used, and the melds.
+struct Outcome {
+    placed: Vec<Tile>,
+    melds: Vec<Meld>,
+}
+
+/// Reusable solver for one [`RuleSet`]: holds the run and group tables and
+/// the memo, whose memory is reused by later queries.
+pub struct Solver {
+    rules: RuleSet,
+    layout: Layout,
+    runs: RunTable,
+    groups: Groups,
+    memo: Memo,
+}
+
+impl Solver {
+    /// Builds the tables for `rules` (validated first).
+    pub fn new(rules: RuleSet) -> Result<Solver, Error> {
+        rules.validate()?;
+        let kinds = Kinds::new(rules.min_len, !rules.allow_redundant_jokers);
+        let max_runs = usize::from(rules.copies) + usize::from(rules.jokers);
+        let states = RunTable::state_count(kinds, max_runs);
+        let layout = Layout::new(usize::from(rules.colours), states);
+        if states > MAX_STATES || layout.bits() > 128 || kinds.count() > MAX_KINDS {
+            return Err(Error::RuleSetTooLarge {
+                states,
+                bits: layout.bits(),
+            });
+        }
+        let runs = RunTable::new(kinds, usize::from(rules.copies), usize::from(rules.jokers));
+        let groups = Groups::new(
+            rules.min_len,
+            rules.colours,
+            rules.copies,
+            rules.jokers,
+            !rules.allow_redundant_jokers,
+        );
+        Ok(Solver {
+            rules,
+            layout,
+            runs,
+            groups,
+            memo: Memo::default(),
+        })
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    fn search<'a>(&'a mut self, q: &'a Query) -> Search<'a> {
+        self.memo.clear();
+        Search {
+            numbers: usize::from(self.rules.numbers),
+            colours: usize::from(self.rules.colours),
+            layout: self.layout,
+            runs: &self.runs,
+            groups: &mut self.groups,
+            memo: &mut self.memo,
+            q,
+        }
+    }
+
+    /// Can all `tiles` be split into valid melds?
+    pub fn is_arrangeable(&mut self, tiles: &[Tile]) -> Result<bool, Error> {
+        let tiles = TileCounts::new(&self.rules, tiles)?;
+        Ok(self.arrangeable(&tiles))
+    }
+
+    fn arrangeable(&mut self, tiles: &TileCounts) -> bool {
+        let empty = TileCounts::new(&self.rules, &[]).unwrap_or_else(|_| tiles.clone());
+        let q = Query::new(&self.rules, tiles, &empty, Weights::NONE);
+        let mut search = self.search(&q);
+        let root = search.root();
+        search.go(root) > NEG
+    }
+
+    /// Splits all `tiles` into valid melds, or `None` when impossible.
+    pub fn arrange(&mut self, tiles: &[Tile]) -> Result<Option<Vec<Meld>>, Error> {
+        let tiles = TileCounts::new(&self.rules, tiles)?;
+        let empty = TileCounts::new(&self.rules, &[])?;
+        Ok(self
+            .optimise(&tiles, &empty, Weights::NONE, 0)
+            .map(|outcome| outcome.melds))
+    }
+
+    /// The best move from `rack` onto `table`.
+    ///
+    /// Finds the rack tiles to place that maximise `objective` such that the
+    /// table tiles plus the placed ones split into valid melds (the table may
+    /// be rearranged). With `opening`, the placed tiles must form melds of
+    /// their own worth at least [`RuleSet::opening_value`] points (a joker
+    /// counting as the number it stands for) and the table is left as it is.
+    /// If nothing can be placed, `placed` is empty and `melds` is the table.
+    ///
+    /// Errors: invalid tiles, more copies or jokers (table and rack together)
+    /// than the rule set has, or a table that is not itself a valid arrangement.
+    pub fn best_move(
+        &mut self,
+        table: &[Tile],
+        rack: &[Tile],
+        objective: Objective,
+        opening: bool,
+    ) -> Result<BestMove, Error> {
+        let table = TileCounts::new(&self.rules, table)?;
+        let rack = TileCounts::new(&self.rules, rack)?;
+        table.union(&rack, &self.rules)?;
+        let empty = TileCounts::new(&self.rules, &[])?;
+        let weights = Weights::of(objective);
+        let Some(table_outcome) = self.optimise(&table, &empty, Weights::NONE, 0) else {
+            let leftover = self.leftover(&table, &empty);
+            return Err(Error::TableNotValid { leftover });
+        };
+        let outcome = if opening {
+            let threshold = usize::from(self.rules.opening_value);
+            self.optimise(&empty, &rack, weights, threshold)
+                .map(|mut outcome| {
+                    let mut melds = table_outcome.melds.clone();
+                    melds.append(&mut outcome.melds);
+                    Outcome {
+                        placed: outcome.placed,
+                        melds,
+                    }
+                })
+        } else {
+            self.optimise(&table, &rack, weights, 0)
+        };
+        let outcome = outcome.unwrap_or(table_outcome);
+        Ok(BestMove {
+            placed: outcome.placed,
+            melds: outcome.melds,
+        })
+    }
+
+    /// Tiles of `table` left out of a largest valid partial arrangement.
+    fn leftover(&mut self, table: &TileCounts, empty: &TileCounts) -> Vec<Tile> {
+        let all = table.to_vec();
+        match self.optimise(empty, table, Weights::of(Objective::MaxTiles), 0) {
+            Some(outcome) => multiset_minus(&all, &outcome.placed),
+            None => all,
+        }
+    }
+
+    /// Runs the search and rebuilds the melds of an optimal solution.
+    fn optimise(
+        &mut self,
+        must: &TileCounts,
+        optional: &TileCounts,
+        weights: Weights,
+        threshold: usize,
+    ) -> Option<Outcome> {
+        let mut q = Query::new(&self.rules, must, optional, weights);
+        q.threshold = threshold;
+        let (steps, group_jokers) = self.search(&q).path()?;
+        self.rebuild(&q, &steps, &group_jokers)
+    }
+
+    fn rebuild(
+        &mut self,
+        q: &Query,
+        steps: &[ColourStep],
+        group_jokers: &[usize],
+    ) -> Option<Outcome> {
+        let numbers = usize::from(self.rules.numbers);
+        let colours = usize::from(self.rules.colours);
+        let kinds = self.runs.kinds;
+        let mut open: Vec<Vec<OpenRun>> = (0..colours).map(|_| Vec::new()).collect();
+        let mut melds = Vec::new();
+        let mut placed = Vec::new();
+        let mut jokers_used = 0;
+        let mut steps = steps.iter();
+        for n in 1..=numbers {
+            let mut to_groups = vec![0; colours];
+            for c in 0..colours {
+                let step = steps.next()?;
+                let colour = Colour::from_index(c)?;
+                let tile = Tile::new(colour, n as u8)?;
+                let must = usize::from(q.must[c][n]);
+                placed.extend(std::iter::repeat_n(tile, step.used.saturating_sub(must)));
+                jokers_used += step.jokers;
+                to_groups[c] = step.to_groups;
+                let runs = std::mem::take(&mut open[c]);
+                let (still_open, mut done) = self.advance_runs(kinds, runs, step, tile)?;
+                open[c] = still_open;
+                melds.append(&mut done);
+            }
+            let jg = group_jokers.get(n).copied().unwrap_or(0);
+            jokers_used += jg;
+            for plan in self.groups.plan(&to_groups, jg)? {
+                melds.push(group_meld(&plan, n as u8, colours)?);
+            }
+        }
+        for runs in open {
+            for run in runs {
+                if !kinds.may_stop(run.kind) {
+                    return None;
+                }
+                melds.push(run_meld(run));
+            }
+        }
+        let extra_jokers = jokers_used.checked_sub(q.must_jokers)?;
+        placed.extend(std::iter::repeat_n(Tile::JOKER, extra_jokers));
+        placed.sort();
+        melds.sort_by(|a, b| (a.kind, &a.represents).cmp(&(b.kind, &b.represents)));
+        Some(Outcome { placed, melds })
+    }
+
+    /// Applies one colour step to that colour's open runs; returns the runs
+    /// still open and the melds completed.
+    fn advance_runs(
+        &self,
+        kinds: Kinds,
+        runs: Vec<OpenRun>,
+        step: &ColourStep,
+        tile: Tile,
+    ) -> Option<(Vec<OpenRun>, Vec<Meld>)> {
+        let from = self.runs.counts(step.from);
+        let to = self.runs.counts(step.to);
+        let mut chosen = None;
+        for_each_assignment(
+            kinds,
+            &from,
+            (step.used - step.to_groups) as u8,
+            step.jokers as u8,
+            &mut |a| {
+                if a.result == to {
+                    chosen = Some(a.clone());
+                    true
+                } else {
+                    false
+                }
+            },
+        );
+        let a = chosen?;
+        let mut by_kind: Vec<Vec<OpenRun>> = (0..MAX_KINDS).map(|_| Vec::new()).collect();
+        for run in runs {
+            by_kind.get_mut(run.kind)?.push(run);
+        }
+        let mut still_open = Vec::new();
+        let mut done = Vec::new();
+        for (kind, mut runs) in by_kind.into_iter().enumerate() {
+            let (stop, real, joker) = (
+                usize::from(a.stop[kind]),
+                usize::from(a.real[kind]),
+                usize::from(a.joker[kind]),
+            );
+            if runs.len() != stop + real + joker {
+                return None;
+            }
+            for (i, mut run) in runs.drain(..).enumerate() {
+                if i < stop {
+                    done.push(run_meld(run));
+                    continue;
+                }
+                let (step, laid) = if i < stop + real {
+                    (Step::Real, tile)
+                } else {
+                    (Step::Joker, Tile::JOKER)
+                };
+                run.tiles.push(laid);
+                run.represents.push(tile);
+                match kinds.extend(kind, step) {
+                    Next::Open(next) => {
+                        run.kind = next;
+                        still_open.push(run);
+                    }
+                    Next::Closed => done.push(run_meld(run)),
+                }
+            }
+        }
+        for (count, laid, kind) in [
+            (a.new_real, tile, kinds.start_real()),
+            (a.new_joker, Tile::JOKER, kinds.start_joker()),
+        ] {
+            for _ in 0..count {
+                still_open.push(OpenRun {
+                    kind,
+                    tiles: vec![laid],
+                    represents: vec![tile],
+                });
+            }
+        }
+        Some((still_open, done))
+    }
+}
+
+fn run_meld(run: OpenRun) -> Meld {
+    Meld {
+        kind: MeldKind::Run,
+        tiles: run.tiles,
+        represents: run.represents,
+    }
+}
+
+fn group_meld(plan: &GroupPlan, number: u8, colours: usize) -> Option<Meld> {
+    let mut tiles = Vec::new();
+    let mut represents = Vec::new();
+    for &c in &plan.colours {
+        let tile = Tile::new(Colour::from_index(c)?, number)?;
+        tiles.push(tile);
+        represents.push(tile);
+    }
+    // Jokers stand for the first colours missing from the group.
+    let mut missing = (0..colours).filter(|c| !plan.colours.contains(c));
+    for _ in 0..plan.jokers {
+        let c = missing.next()?;
+        tiles.push(Tile::JOKER);
+        represents.push(Tile::new(Colour::from_index(c)?, number)?);
+    }
+    Some(Meld {
+        kind: MeldKind::Group,
+        tiles,
+        represents,
+    })
+}
+
+/// `all` minus `part`, as multisets (both sorted).
+fn multiset_minus(all: &[Tile], part: &[Tile]) -> Vec<Tile> {
+    let mut part = part.to_vec();
+    part.sort();
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &t in all {
+        if j < part.len() && part[j] == t {
+            j += 1;
+        } else {
+            out.push(t);
+        }
+    }
+    out
+}
