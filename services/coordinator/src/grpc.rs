@@ -21,8 +21,6 @@ pub use pb::coordinator_service_server::CoordinatorServiceServer;
 
 /// Default port of the coordinator.
 pub const DEFAULT_PORT: u16 = 50055;
-/// How often a running analysis reports progress.
-const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// Where the workers come from.
 #[derive(Debug, Clone, Default)]
@@ -168,7 +166,7 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         let (tx, rx) = mpsc::channel(16);
         let scheduler = self.scheduler.clone();
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(PROGRESS_EVERY);
+            let mut tick = tokio::time::interval(scheduler.config.progress_interval);
             loop {
                 tokio::select! {
                     _ = job.finished.notified() => {

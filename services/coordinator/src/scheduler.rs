@@ -31,6 +31,8 @@ pub struct SchedulerConfig {
     pub leases_per_worker: usize,
     /// A lease whose worker sends nothing for this long is taken back.
     pub lease_timeout: Duration,
+    /// How often a running analysis streams progress.
+    pub progress_interval: Duration,
 }
 
 impl Default for SchedulerConfig {
@@ -41,6 +43,7 @@ impl Default for SchedulerConfig {
             max_jobs: 16,
             leases_per_worker: 2,
             lease_timeout: Duration::from_secs(60),
+            progress_interval: Duration::from_millis(500),
         }
     }
 }

@@ -97,7 +97,7 @@ fn packed_strategy() -> impl Strategy<Value = u64> {
             let mut p = 0u64;
             for (i, v) in n.iter().enumerate() {
                 let v = if i == 15 && reserved_roll != 0 { 0 } else { *v };
-                let v = if i >= 13 && i < 15 { v % 3 } else { v };
+                let v = if (13..15).contains(&i) { v % 3 } else { v };
                 p |= v << (4 * i);
             }
             p

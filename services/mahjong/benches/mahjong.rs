@@ -107,8 +107,13 @@ fn benches(c: &mut Criterion) {
         })
         .collect();
 
+    let start = Instant::now();
     let w = win_table_stats();
+    let win_build = start.elapsed();
+    let start = Instant::now();
     let (suits, honours, bytes) = shanten_table_stats();
+    let shanten_build = start.elapsed();
+    println!("table build: win {win_build:?}, shanten {shanten_build:?}");
     println!(
         "win table: {} keys, {} decompositions, {} bytes; shanten tables: {suits} + {honours} patterns, {bytes} bytes",
         w.keys, w.decompositions, w.bytes

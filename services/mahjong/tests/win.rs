@@ -186,3 +186,55 @@ fn waits_needs_one_short() {
     assert!(waits(&hand("11m")).is_err());
     assert!(waits(&hand("123m45p")).is_err());
 }
+
+/// Exhaustive: every pair plus 0..=4 melds (about 15 million hands) is a win
+/// whose decompositions include the one it was built from. Heavy in debug
+/// mode, so ignored there; the proptests above cover it by sampling. Run:
+/// `cargo test -p mahjong --release --test win -- --ignored`.
+#[test]
+#[ignore]
+fn every_complete_hand_is_found() {
+    fn rec(start: u8, left: usize, melds: &mut Vec<u8>, checked: &mut usize) {
+        for pair in 0..34u8 {
+            let mut c = [0u8; 34];
+            c[usize::from(pair)] += 2;
+            for &k in melds.iter() {
+                for t in common::meld_tiles(k) {
+                    c[usize::from(t)] += 1;
+                }
+            }
+            let Ok(h) = TileCounts::new(c) else { continue };
+            assert!(is_win(&h), "{h}");
+            let mut trips: Vec<u8> = melds.iter().copied().filter(|&k| k < 34).collect();
+            let mut seqs: Vec<u8> = melds
+                .iter()
+                .filter(|&&k| k >= 34)
+                .map(|&k| common::meld_tiles(k)[0])
+                .collect();
+            trips.sort_unstable();
+            seqs.sort_unstable();
+            let want: RefDecomp = (0, pair, trips, seqs, vec![]);
+            assert!(
+                check_win(&h)
+                    .decompositions
+                    .iter()
+                    .map(plain)
+                    .any(|d| d == want),
+                "{h}"
+            );
+            *checked += 1;
+        }
+        if left == 0 {
+            return;
+        }
+        for k in start..55 {
+            melds.push(k);
+            rec(k, left - 1, melds, checked);
+            melds.pop();
+        }
+    }
+    let mut checked = 0;
+    rec(0, 4, &mut Vec::new(), &mut checked);
+    println!("{checked} complete hands checked");
+    assert!(checked > 10_000_000);
+}

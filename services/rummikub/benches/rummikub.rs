@@ -242,6 +242,31 @@ fn report(inst: &Instances) {
             &format!("placed {placed} tiles in total"),
         );
     }
+    for jokers in 0..=2 {
+        let mut placed = 0;
+        let times = inst
+            .games
+            .iter()
+            .filter(|(t, r)| t.iter().chain(r).filter(|x| x.is_joker()).count() == jokers)
+            .map(|(table, rack)| {
+                let mut n = 0;
+                let d = time_one(|| {
+                    n = solver
+                        .best_move(table, rack, Objective::MaxTiles, false)
+                        .unwrap()
+                        .placed
+                        .len()
+                });
+                placed += n;
+                d
+            })
+            .collect();
+        summary(
+            &format!("best_move/MaxTiles/jokers={jokers}"),
+            times,
+            &format!("placed {placed} tiles in total"),
+        );
+    }
     let mut placed = 0;
     let times = inst
         .games

@@ -56,6 +56,12 @@ impl CardsVector {
         CardsVector(packed)
     }
 
+    /// Whether a packed value is a valid vector (see [`from_packed`](Self::from_packed)).
+    #[inline]
+    pub(crate) const fn is_valid_packed(packed: u64) -> bool {
+        packed & (RESERVED | JOKER_EXCESS) == 0 && nibbles_over_four(packed) == 0
+    }
+
     /// Validates a packed value: nibble 15 zero, every nibble at most 4,
     /// the joker nibbles (13, 14) at most 1.
     pub const fn from_packed(packed: u64) -> Result<CardsVector, CardsError> {

@@ -90,7 +90,8 @@ const fn nib(rank: usize, count: u64) -> u64 {
 }
 
 struct Generator<'a> {
-    counts: [u8; 15],
+    /// The hand, packed (always a valid vector).
+    hand: u64,
     /// Ranks with at least 1, 2, 3, 4 cards.
     ge: [u16; 4],
     out: &'a mut Vec<Play>,
@@ -98,19 +99,28 @@ struct Generator<'a> {
 
 impl<'a> Generator<'a> {
     fn new(hand: CardsVector, out: &'a mut Vec<Play>) -> Self {
-        // Invalid vectors (from unchecked arithmetic) are clamped to a deck so
-        // nothing below can see counts above 4.
-        let mut counts = hand.to_counts();
-        for (i, c) in counts.iter_mut().enumerate() {
-            let max = if i >= BLACK { 1 } else { 4 };
-            *c = (*c).min(max);
-        }
-        let hand = CardsVector::from_counts(counts).unwrap_or(CardsVector::EMPTY);
+        let hand = if CardsVector::is_valid_packed(hand.packed()) {
+            hand
+        } else {
+            // Only reachable through unchecked arithmetic misuse: clamp to a
+            // deck so nothing below sees counts above 4.
+            let mut counts = hand.to_counts();
+            for (i, c) in counts.iter_mut().enumerate() {
+                *c = (*c).min(if i >= BLACK { 1 } else { 4 });
+            }
+            CardsVector::from_counts(counts).unwrap_or(CardsVector::EMPTY)
+        };
         Generator {
-            counts,
+            hand: hand.packed(),
             ge: hand.rank_masks(),
             out,
         }
+    }
+
+    /// Cards of rank index `r` in the hand.
+    #[inline]
+    fn count(&self, r: usize) -> u8 {
+        ((self.hand >> (4 * (r & 15))) & 0xF) as u8
     }
 
     #[inline]
@@ -245,7 +255,7 @@ impl<'a> Generator<'a> {
         let mut n = 0;
         for r in bits(self.ge[0] & !chain) {
             let adjacent = r + 1 == start || (r == start + len && r <= Rank::Ace.index());
-            let cap = self.counts[r].min(if adjacent { 2 } else { 3 });
+            let cap = self.count(r).min(if adjacent { 2 } else { 3 });
             cand[n] = (r, cap);
             n += 1;
         }
@@ -258,39 +268,43 @@ impl<'a> Generator<'a> {
         self.kickers(&cand[..n], &suffix, 0, len as u8, base, key, len);
     }
 
+    /// Every multiset of `remaining` kickers from `cand[from..]` (rank,
+    /// cap): picks the next rank used and how many of it, so each call
+    /// below the root emits at least one play.
     #[allow(clippy::too_many_arguments)]
     fn kickers(
         &mut self,
         cand: &[(usize, u8)],
         suffix: &[u8; 16],
-        i: usize,
+        from: usize,
         remaining: u8,
         acc: u64,
         key: usize,
         len: usize,
     ) {
         if remaining == 0 {
-            if acc & BOTH_JOKERS != BOTH_JOKERS {
-                self.push(PlayKind::AirplaneWithSingles, key, len, acc);
+            self.push(PlayKind::AirplaneWithSingles, key, len, acc);
+            return;
+        }
+        if suffix.get(from).is_none_or(|&s| s < remaining) {
+            return;
+        }
+        for (j, &(r, cap)) in cand.iter().enumerate().skip(from) {
+            // Never both jokers (the red one comes last, after the black).
+            if r == RED && acc & nib(BLACK, 1) != 0 {
+                continue;
             }
-            return;
-        }
-        let Some(&(r, cap)) = cand.get(i) else {
-            return;
-        };
-        if suffix.get(i).is_none_or(|&s| s < remaining) {
-            return;
-        }
-        for take in 0..=cap.min(remaining) {
-            self.kickers(
-                cand,
-                suffix,
-                i + 1,
-                remaining - take,
-                acc + nib(r, take as u64),
-                key,
-                len,
-            );
+            for take in 1..=cap.min(remaining) {
+                self.kickers(
+                    cand,
+                    suffix,
+                    j + 1,
+                    remaining - take,
+                    acc + nib(r, take as u64),
+                    key,
+                    len,
+                );
+            }
         }
     }
 

@@ -8,7 +8,7 @@
 //! fifth `1m`.
 //!
 //! Standard form: a per-suit table gives, for every count pattern of one suit
-//! (at most 14 tiles: 405,350 patterns over 9 positions, 31,010 over the 7
+//! (at most 14 tiles: 405,350 patterns over 9 positions, 43,130 over the 7
 //! honours), the fewest tiles to add so that the suit holds `m` melds plus `p`
 //! pairs (`m` 0..=4, `p` 0..=1) within four copies. A hand's number is then a
 //! min-plus combination of the four suit vectors.
@@ -66,20 +66,33 @@ pub fn standard_shanten(hand: &TileCounts) -> i8 {
     standard_shanten_counts(hand.as_array(), hand.total())
 }
 
-/// Seven distinct pairs: `6 - pairs + max(0, 7 - kinds)` (13 or 14 tiles).
-fn seven_pairs_shanten(counts: &[u8; TILE_KINDS]) -> i8 {
-    let pairs = counts.iter().filter(|&&c| c >= 2).count() as i8;
-    let kinds = counts.iter().filter(|&&c| c >= 1).count() as i8;
-    6 - pairs + (7 - kinds).max(0)
-}
+/// One bit per byte lane.
+const LANES: u64 = 0x0101_0101_0101_0101;
 
-const ORPHANS: [usize; 13] = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33];
+/// Byte lanes of the thirteen orphans (1m 9m 1p 9p 1s 9s 1z..7z) in the five
+/// little-endian words of the counts.
+const ORPHAN_LANES: [u64; 5] = [0x01, 0x0101, 0x0001_0100, 0x0101_0101_0101_0000, 0x0101];
 
-/// Thirteen orphans: `13 - kinds - (1 if some orphan is held twice)`.
-fn thirteen_orphans_shanten(counts: &[u8; TILE_KINDS]) -> i8 {
-    let kinds = ORPHANS.iter().filter(|&&i| counts[i] >= 1).count() as i8;
-    let pair = ORPHANS.iter().any(|&i| counts[i] >= 2);
-    13 - kinds - i8::from(pair)
+/// Seven pairs and thirteen orphans shanten (13 or 14 tiles), eight counts
+/// at a time: seven distinct pairs `6 - pairs + max(0, 7 - kinds)`; thirteen
+/// orphans `13 - orphan kinds - (1 if an orphan is held twice)`.
+#[inline]
+fn special_shanten(counts: &[u8; TILE_KINDS]) -> (i8, i8) {
+    let (mut pairs, mut kinds, mut orphan_kinds, mut orphan_pairs) = (0u32, 0u32, 0u32, 0u64);
+    for (i, lanes) in ORPHAN_LANES.iter().enumerate() {
+        let bytes: [u8; 8] = std::array::from_fn(|k| counts.get(8 * i + k).copied().unwrap_or(0));
+        let x = u64::from_le_bytes(bytes);
+        // Counts are at most 4 (three bits), so no bit leaks between lanes.
+        let two = ((x >> 1) | (x >> 2)) & LANES;
+        let one = (x | two) & LANES;
+        pairs += two.count_ones();
+        kinds += one.count_ones();
+        orphan_kinds += (one & lanes).count_ones();
+        orphan_pairs |= two & lanes;
+    }
+    let seven_pairs = 6 - pairs as i8 + (7 - kinds as i8).max(0);
+    let orphans = 13 - orphan_kinds as i8 - i8::from(orphan_pairs != 0);
+    (seven_pairs, orphans)
 }
 
 /// Largest tile total a suit pattern can hold.
@@ -111,7 +124,7 @@ fn count_vectors(k: usize, r: i64) -> u64 {
 impl<const LEN: usize> SuitTable<LEN> {
     /// Rank of a pattern among all patterns of at most 14 tiles, in the order
     /// of `sum(h[i] * 5^i)`. The caller guarantees at most 14 tiles.
-    #[inline]
+    #[inline(always)]
     fn rank(&self, counts: &[u8]) -> usize {
         let mut rank = 0u32;
         let mut s = 0usize;
@@ -123,7 +136,7 @@ impl<const LEN: usize> SuitTable<LEN> {
         rank as usize
     }
 
-    #[inline]
+    #[inline(always)]
     fn costs(&self, counts: &[u8]) -> Costs {
         unpack(self.costs.get(self.rank(counts)).copied().unwrap_or(0))
     }
@@ -219,7 +232,7 @@ fn pack(c: &Costs) -> u32 {
     v | u32::from(c[5] & 3) << 8
 }
 
-#[inline]
+#[inline(always)]
 fn unpack(v: u32) -> Costs {
     let mut c = [0u8; 10];
     c[5] = (v >> 8 & 3) as u8;

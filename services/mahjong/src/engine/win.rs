@@ -133,6 +133,19 @@ pub struct WinResult {
 /// Every way `hand` is complete: standard forms (pair plus `total / 3` melds;
 /// the rest of the 4 melds count as called), and for 14 tiles also seven
 /// distinct pairs and thirteen orphans. A hand of `3k+1` tiles is never complete.
+///
+/// ```
+/// use mahjong::engine::{check_win, Form, TileCounts};
+///
+/// let hand: TileCounts = "111222333m44455p".parse()?;
+/// let result = check_win(&hand);
+/// assert!(result.win);
+/// // 111m 222m 333m as triplets or as three 123m sequences; 444p + 55p.
+/// assert_eq!(result.decompositions.len(), 2);
+/// assert!(result.decompositions.iter().all(|d| d.form == Form::Standard));
+/// assert_eq!(result.decompositions[0].triplets.len(), 4);
+/// # Ok::<(), mahjong::engine::HandError>(())
+/// ```
 pub fn check_win(hand: &TileCounts) -> WinResult {
     let decompositions = decompositions(hand);
     WinResult {
@@ -189,9 +202,23 @@ pub fn is_win(hand: &TileCounts) -> bool {
 /// 14 tiles.
 #[inline]
 pub(crate) fn is_win_counts(counts: &[u8; TILE_KINDS]) -> bool {
-    WinTable::get().contains(shape_key(counts))
+    (may_be_standard(counts) && WinTable::get().contains(shape_key(counts)))
         || is_seven_pairs(counts)
         || thirteen_orphans_pair(counts).is_some()
+}
+
+/// Cheap necessary condition for a standard win, to skip the key for most
+/// non-winning hands: no honour held once or four times (honours only form
+/// pairs and triplets), and each suit's tile count is 0 or 2 modulo 3.
+#[inline]
+fn may_be_standard(counts: &[u8; TILE_KINDS]) -> bool {
+    let mut bad = 0u8;
+    for &c in &counts[27..] {
+        // Bit c of 0b10010 is set for c = 1 and c = 4.
+        bad |= 0b1_0010u8.checked_shr(u32::from(c)).unwrap_or(0) & 1;
+    }
+    let suit_ok = |s: &[u8]| s.iter().sum::<u8>() % 3 != 1;
+    bad == 0 && suit_ok(&counts[0..9]) && suit_ok(&counts[9..18]) && suit_ok(&counts[18..27])
 }
 
 /// Seven distinct pairs: seven tiles held exactly twice. With at most 14

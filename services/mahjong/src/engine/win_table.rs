@@ -55,31 +55,141 @@ const HONOUR_STEP: [(u32, u32); 5] = {
     t
 };
 
-/// The shape key of `counts` (see module docs). `counts` must hold at most
-/// 4 copies of a tile and 14 tiles in total, so the key fits in 28 bits.
+/// Key bits and length of three consecutive suit tiles, indexed by
+/// `c0 + 5 c1 + 25 c2 + 125 * (tile before the group held)`.
+static SUIT_GROUP: [(u32, u32); 250] = {
+    let mut t = [(0u32, 0u32); 250];
+    let mut i = 0;
+    while i < 250 {
+        let mut prev = i >= 125;
+        let mut rest = i % 125;
+        let (mut bits, mut len) = (0u32, 0u32);
+        let mut k = 0;
+        while k < 3 {
+            let c = rest % 5;
+            rest /= 5;
+            let (b, l) = SUIT_STEP[if prev { 5 + c } else { c }];
+            bits |= b << len;
+            len += l;
+            prev = c != 0;
+            k += 1;
+        }
+        t[i] = (bits, len);
+        i += 1;
+    }
+    t
+};
+
+/// Key bits and length of four honours, indexed by `c0 + 5 c1 + 25 c2 + 125 c3`.
+static HONOUR_GROUP: [(u32, u32); 625] = {
+    let mut t = [(0u32, 0u32); 625];
+    let mut i = 0;
+    while i < 625 {
+        let mut rest = i;
+        let (mut bits, mut len) = (0u32, 0u32);
+        let mut k = 0;
+        while k < 4 {
+            let (b, l) = HONOUR_STEP[rest % 5];
+            rest /= 5;
+            bits |= b << len;
+            len += l;
+            k += 1;
+        }
+        t[i] = (bits, len);
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn group_index(counts: &[u8]) -> usize {
+    counts
+        .iter()
+        .rev()
+        .fold(0, |acc, &c| acc * 5 + usize::from(c).min(4))
+}
+
+/// The shape key of `counts` (see module docs), three suit tiles or four
+/// honours per table step. `counts` must hold at most 4 copies of a tile and
+/// 14 tiles in total, so the key fits in 28 bits.
 #[inline]
 pub(crate) fn shape_key(counts: &[u8; TILE_KINDS]) -> u32 {
     let mut key = 0u32;
     let mut p = 0u32;
     for suit in counts[..27].chunks_exact(9) {
         let mut prev = 0usize;
-        for &c in suit {
-            let c = usize::from(c).min(4);
-            let (bits, len) = SUIT_STEP[prev * 5 + c];
+        for group in suit.chunks_exact(3) {
+            let (bits, len) = SUIT_GROUP
+                .get(group_index(group) + 125 * prev)
+                .copied()
+                .unwrap_or((0, 0));
             key |= bits.wrapping_shl(p);
             p += len;
-            prev = usize::from(c != 0);
+            prev = usize::from(group[2] != 0);
         }
         key |= (prev as u32).wrapping_shl(p);
         p += prev as u32;
     }
-    for &c in &counts[27..] {
-        let (bits, len) = HONOUR_STEP[usize::from(c).min(4)];
+    for group in counts[27..].chunks(4) {
+        let (bits, len) = HONOUR_GROUP
+            .get(group_index(group))
+            .copied()
+            .unwrap_or((0, 0));
         key |= bits.wrapping_shl(p);
         p += len;
     }
     debug_assert!(p <= 32);
     key
+}
+
+/// The shape key computed tile by tile (reference for [`shape_key`]).
+#[cfg(test)]
+fn shape_key_slow(counts: &[u8; TILE_KINDS]) -> u32 {
+    let mut key = 0u32;
+    let mut p = 0u32;
+    for suit in counts[..27].chunks_exact(9) {
+        let mut prev = 0usize;
+        for &c in suit {
+            let (bits, len) = SUIT_STEP[prev * 5 + usize::from(c)];
+            key |= bits << p;
+            p += len;
+            prev = usize::from(c != 0);
+        }
+        key |= (prev as u32) << p;
+        p += prev as u32;
+    }
+    for &c in &counts[27..] {
+        let (bits, len) = HONOUR_STEP[usize::from(c)];
+        key |= bits << p;
+        p += len;
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_key_matches_tile_by_tile() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20_000 {
+            let mut counts = [0u8; TILE_KINDS];
+            let n = 1 + (x % 14) as usize;
+            let mut placed = 0;
+            while placed < n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let t = (x % 34) as usize;
+                if counts[t] < 4 {
+                    counts[t] += 1;
+                    placed += 1;
+                }
+            }
+            assert_eq!(shape_key(&counts), shape_key_slow(&counts), "{counts:?}");
+        }
+    }
 }
 
 /// The shape key and the list of the hand's distinct tiles (ids ascending),

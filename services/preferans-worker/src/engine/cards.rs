@@ -122,7 +122,7 @@ impl Rank {
 }
 
 /// One of the 32 cards; id = suit * 8 + rank (Ace = 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Card(u8);
 
 impl Card {
@@ -152,6 +152,12 @@ impl Card {
 
     pub const fn bit(self) -> u32 {
         1 << self.0
+    }
+}
+
+impl fmt::Debug for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
@@ -199,7 +205,7 @@ impl FromStr for Card {
 }
 
 /// A set of cards as a bitset over card ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct Cards(pub u32);
 
 impl Cards {
@@ -310,6 +316,12 @@ impl Iterator for CardsIter {
 }
 
 impl ExactSizeIterator for CardsIter {}
+
+impl fmt::Debug for Cards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Cards({self})")
+    }
+}
 
 impl fmt::Display for Cards {
     /// Hand text `AQJ8.KT8.KJ.9` (S.H.D.C, empty suits left empty).

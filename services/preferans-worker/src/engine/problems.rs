@@ -64,8 +64,8 @@ pub enum DealError {
     PlayNotHeld { card: Card },
     #[error("card {card} appears in two hands")]
     DuplicateCard { card: Card },
-    #[error("{cards} cards dealt, expected 30 (three hands of 10)")]
-    CardCount { cards: usize },
+    #[error("hands of unequal sizes {sizes:?} (files list full hands, before the current trick)")]
+    UnequalHands { sizes: [usize; 3] },
 }
 
 /// Why a problem file cannot be read.
@@ -228,8 +228,9 @@ impl RawProblem {
             seen = seen.union(hand);
             hands[seat] = hand;
         }
-        if seen.len() != 30 {
-            return Err(DealError::CardCount { cards: seen.len() });
+        let sizes = [hands.n.len(), hands.e.len(), hands.w.len()];
+        if sizes[0] != sizes[1] || sizes[1] != sizes[2] || sizes[0] > 10 {
+            return Err(DealError::UnequalHands { sizes });
         }
         let contract: Contract = self
             .contract

@@ -249,6 +249,7 @@ impl RunTable {
             .iter()
             .map(|c| (0..kinds.count()).all(|k| c[k] == 0 || kinds.may_stop(k)))
             .collect();
+        let sim = simulation(kinds);
         let mut offsets = Vec::with_capacity(states.len() * (max_real + 1) * (max_jokers + 1) + 1);
         let mut targets = Vec::new();
         offsets.push(0);
@@ -263,14 +264,29 @@ impl RunTable {
                         false
                     });
                     targets[start..].sort_unstable();
-                    let mut w = start;
-                    for r in start..targets.len() {
-                        if w == start || targets[w - 1] != targets[r] {
-                            targets[w] = targets[r];
-                            w += 1;
+                    let mut found: Vec<u16> = targets.split_off(start);
+                    found.dedup();
+                    // Keep only results no other result dominates.
+                    for (i, &a) in found.iter().enumerate() {
+                        let beaten = found.iter().enumerate().any(|(k, &b)| {
+                            k != i
+                                && dominates(
+                                    kinds,
+                                    &sim,
+                                    &states[usize::from(b)],
+                                    &states[usize::from(a)],
+                                )
+                                && (!dominates(
+                                    kinds,
+                                    &sim,
+                                    &states[usize::from(a)],
+                                    &states[usize::from(b)],
+                                ) || k < i)
+                        });
+                        if !beaten {
+                            targets.push(a);
                         }
                     }
-                    targets.truncate(w);
                     offsets.push(targets.len() as u32);
                 }
             }
@@ -322,6 +338,84 @@ impl RunTable {
             _ => &[],
         }
     }
+}
+
+/// `sim[a][b]`: a run of kind `b` can do whatever a run of kind `a` can (take
+/// the same tiles at the same numbers and stop where it stops). Greatest
+/// fixpoint of the usual simulation conditions.
+fn simulation(kinds: Kinds) -> Vec<Vec<bool>> {
+    let n = kinds.count();
+    let mut sim = vec![vec![true; n]; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for a in 0..n {
+            for b in 0..n {
+                if !sim[a][b] {
+                    continue;
+                }
+                let mut ok = !kinds.may_stop(a) || kinds.may_stop(b);
+                for step in [Step::Real, Step::Joker] {
+                    ok &= match (kinds.extend(a, step), kinds.extend(b, step)) {
+                        (Next::Closed, Next::Closed) => true,
+                        (Next::Closed, Next::Open(b2)) => kinds.may_stop(b2),
+                        (Next::Open(_), Next::Closed) => false,
+                        (Next::Open(a2), Next::Open(b2)) => sim[a2][b2],
+                    };
+                }
+                if !ok {
+                    sim[a][b] = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+    sim
+}
+
+/// Does the set of open runs `big` do at least as well as `small`? True when
+/// every run of `small` can be matched to a distinct run of `big` that
+/// simulates it, and the unmatched runs of `big` may stop. Then any way to
+/// finish from `small` also finishes from `big` with the same tiles.
+fn dominates(kinds: Kinds, sim: &[Vec<bool>], big: &Counts, small: &Counts) -> bool {
+    let expand = |c: &Counts| -> Vec<usize> {
+        (0..kinds.count())
+            .flat_map(|k| std::iter::repeat_n(k, usize::from(c[k])))
+            .collect()
+    };
+    let (big, small) = (expand(big), expand(small));
+    if small.len() > big.len() {
+        return false;
+    }
+    covers_all(&small, &big, sim, kinds)
+}
+
+/// Exhaustive search (tiny sizes, done once per rule set): is there an injection small -> big that
+/// respects `sim` and leaves only stoppable runs of `big` unmatched?
+fn covers_all(small: &[usize], big: &[usize], sim: &[Vec<bool>], kinds: Kinds) -> bool {
+    fn go(
+        i: usize,
+        small: &[usize],
+        big: &[usize],
+        sim: &[Vec<bool>],
+        kinds: Kinds,
+        used: &mut [bool],
+    ) -> bool {
+        if i == small.len() {
+            return (0..big.len()).all(|j| used[j] || kinds.may_stop(big[j]));
+        }
+        for j in 0..big.len() {
+            if !used[j] && sim[small[i]][big[j]] {
+                used[j] = true;
+                if go(i + 1, small, big, sim, kinds, used) {
+                    return true;
+                }
+                used[j] = false;
+            }
+        }
+        false
+    }
+    go(0, small, big, sim, kinds, &mut vec![false; big.len()])
 }
 
 fn enumerate_states(

@@ -1,0 +1,276 @@
+//! The cluster end to end: real `preferans-worker` processes on loopback ports,
+//! a coordinator in this process, and a worker killed with SIGKILL mid-job.
+//! (These tests live in this package because Cargo hands a test the path of its
+//! own package's binaries only.)
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
+use coordinator::scheduler::SchedulerConfig;
+use deckhand::proto::preferans::v1 as pb;
+use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use pb::coordinator_service_client::CoordinatorServiceClient;
+use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+use tonic::server::NamedService;
+use tonic::service::Routes;
+use tonic::transport::Channel;
+use tonic::Code;
+
+/// solvealldeals1-1 of oracles.json: misère, N has led CJ; first 20,000 layouts.
+const VIEW: &str = "T987.T987.*98.*Q#J";
+const FIRST_20000: [u32; 11] = [906, 13958, 366, 2054, 2384, 325, 7, 0, 0, 0, 0];
+
+/// A worker process; killed with SIGKILL when dropped.
+struct WorkerProcess {
+    child: Child,
+    addr: String,
+}
+
+impl WorkerProcess {
+    fn start(addr: &str) -> WorkerProcess {
+        let child = Command::new(env!("CARGO_BIN_EXE_preferans-worker"))
+            .args(["--listen", addr, "--threads", "1", "--table-mb", "16"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("worker process starts");
+        WorkerProcess {
+            child,
+            addr: addr.to_string(),
+        }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill(); // SIGKILL on Unix
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn free_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+async fn wait_until_serving(addr: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Ok(mut c) = PreferansWorkerServiceClient::connect(format!("http://{addr}")).await {
+            if c.status(pb::StatusRequest {}).await.is_ok() {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("worker {addr} did not start");
+}
+
+async fn coordinator(
+    workers: Vec<String>,
+    config: SchedulerConfig,
+) -> (RunningServer, CoordinatorServiceClient<Channel>) {
+    let discovery = Discovery {
+        workers,
+        dns: vec![],
+        interval: Duration::from_millis(200),
+    };
+    let service = Coordinator::start(config, discovery).into_server(16 << 20);
+    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
+    let server = spawn(
+        ServerConfig::loopback(),
+        Services::new(Routes::new(service), &[name]),
+    )
+    .await
+    .unwrap();
+    let client = CoordinatorServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .unwrap();
+    (server, client)
+}
+
+fn request(start: u32, end: u32) -> pb::AnalyzeAllFoeRequest {
+    pb::AnalyzeAllFoeRequest {
+        view: Some(pb::DeclarerView {
+            declarer: pb::Seat::N as i32,
+            contract: "misere".into(),
+            leader: pb::Seat::N as i32,
+            compact: VIEW.into(),
+            ..Default::default()
+        }),
+        start,
+        end,
+    }
+}
+
+/// Runs an analysis, calling `on_progress` with each progress message.
+async fn analyze(
+    client: &mut CoordinatorServiceClient<Channel>,
+    request: pb::AnalyzeAllFoeRequest,
+    mut on_progress: impl FnMut(&pb::Progress),
+) -> pb::AnalysisResult {
+    let mut stream = client.analyze_all_foe(request).await.unwrap().into_inner();
+    let mut result = None;
+    while let Some(event) = stream.message().await.unwrap() {
+        match event.event.unwrap() {
+            pb::analyze_all_foe_response::Event::Progress(p) => on_progress(&p),
+            pb::analyze_all_foe_response::Event::Result(r) => result = Some(r),
+        }
+    }
+    result.expect("a result at the end of the stream")
+}
+
+fn small_chunks() -> SchedulerConfig {
+    SchedulerConfig {
+        chunk_size: 500,
+        message_size: 100,
+        lease_timeout: Duration::from_secs(30),
+        progress_interval: Duration::from_millis(50),
+        ..SchedulerConfig::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_killed_mid_job_loses_nothing_and_rejoins() {
+    let mut workers = [
+        WorkerProcess::start(&free_port()),
+        WorkerProcess::start(&free_port()),
+    ];
+    for w in &workers {
+        wait_until_serving(&w.addr).await;
+    }
+    let addresses = workers.iter().map(|w| w.addr.clone()).collect();
+    let (server, mut client) = coordinator(addresses, small_chunks()).await;
+
+    let victim = workers[0].addr.clone();
+    let mut killed = false;
+    let result = analyze(&mut client, request(0, 20_000), |p| {
+        let victim_share = p
+            .workers
+            .iter()
+            .find(|w| w.address == victim)
+            .map_or(0, |w| w.layouts);
+        if !killed && victim_share > 0 && p.layouts_done < p.layouts_total / 2 {
+            workers[0].kill();
+            killed = true;
+        }
+    })
+    .await;
+    assert!(killed, "the job ended before the worker could be killed");
+    assert_eq!(result.layouts, 20_000);
+    assert_eq!(result.openings.len(), 1);
+    assert_eq!(result.openings[0].card, "CJ");
+    assert_eq!(result.openings[0].histogram, FIRST_20000.to_vec());
+
+    let list = client
+        .list_workers(pb::ListWorkersRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .workers;
+    let state = |list: &[pb::WorkerInfo], addr: &str| {
+        list.iter().find(|w| w.address == addr).map(|w| w.state)
+    };
+    assert_eq!(state(&list, &victim), Some(pb::WorkerState::Down as i32));
+
+    // The worker comes back on its address and rejoins.
+    workers[0] = WorkerProcess::start(&victim);
+    wait_until_serving(&victim).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let list = client
+            .list_workers(pb::ListWorkersRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .workers;
+        if state(&list, &victim) == Some(pb::WorkerState::Idle as i32) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the worker did not rejoin: {list:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // And gets work again: a second job spreads over both workers.
+    let mut shares = Vec::new();
+    let result = analyze(&mut client, request(20_000, 26_000), |p| {
+        shares = p.workers.clone();
+    })
+    .await;
+    assert_eq!(result.layouts, 6_000);
+    assert!(
+        shares.iter().any(|w| w.address == victim && w.layouts > 0),
+        "{shares:?}"
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_the_workers_and_the_queue_is_bounded() {
+    let worker = WorkerProcess::start(&free_port());
+    wait_until_serving(&worker.addr).await;
+    let config = SchedulerConfig {
+        max_jobs: 1,
+        ..small_chunks()
+    };
+    let (server, mut client) = coordinator(vec![worker.addr.clone()], config).await;
+
+    let mut stream = client
+        .analyze_all_foe(request(0, 184_756))
+        .await
+        .unwrap()
+        .into_inner();
+    // Wait until the worker has started on it.
+    loop {
+        let event = stream.message().await.unwrap().unwrap().event.unwrap();
+        if let pb::analyze_all_foe_response::Event::Progress(p) = event {
+            if p.layouts_done > 0 {
+                break;
+            }
+        }
+    }
+    // A second job while the first runs is over the bound.
+    let second = client.analyze_all_foe(request(0, 100)).await;
+    assert_eq!(second.unwrap_err().code(), Code::ResourceExhausted);
+
+    drop(stream);
+    let mut worker_client =
+        PreferansWorkerServiceClient::connect(format!("http://{}", worker.addr))
+            .await
+            .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = worker_client
+            .status(pb::StatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if status.threads.iter().all(|t| !t.busy) {
+            assert!(status.threads[0].layouts_solved < 184_756);
+            break;
+        }
+        assert!(Instant::now() < deadline, "worker still busy after cancel");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The slot is free again: a new job is accepted and completes.
+    let result = analyze(&mut client, request(0, 300), |_| {}).await;
+    assert_eq!(result.layouts, 300);
+
+    let bad = client
+        .analyze_all_foe(pb::AnalyzeAllFoeRequest {
+            view: None,
+            start: 0,
+            end: 0,
+        })
+        .await;
+    assert_eq!(bad.unwrap_err().code(), Code::InvalidArgument);
+    server.shutdown().await.unwrap();
+}

@@ -1,0 +1,324 @@
+//! End-to-end tests of the preferans-worker gRPC service: the real server on an
+//! ephemeral loopback port, called with the generated client.
+
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use deckhand::proto::preferans::v1 as pb;
+use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+use preferans_worker::engine::{solve_layouts, Contract, DeclarerView, Seat, Solver};
+use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
+use tonic::server::NamedService;
+use tonic::service::Routes;
+use tonic::transport::Channel;
+use tonic::Code;
+
+type Client = PreferansWorkerServiceClient<Channel>;
+
+async fn start(threads: usize) -> (RunningServer, Client) {
+    let config = ServerConfig::loopback();
+    let service = Worker::new(SolverPool::new(threads, 4 << 20)).into_server(16 << 20);
+    let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
+    let server = spawn(config, Services::new(Routes::new(service), &[name]))
+        .await
+        .expect("server starts");
+    let client = Client::connect(format!("http://{}", server.addr))
+        .await
+        .expect("client connects");
+    (server, client)
+}
+
+fn deal(hands: &str, contract: &str, declarer: pb::Seat, leader: pb::Seat) -> pb::SolveDealRequest {
+    let hands: Vec<&str> = hands.split(' ').collect();
+    pb::SolveDealRequest {
+        north: hands[0].into(),
+        east: hands[1].into(),
+        west: hands[2].into(),
+        contract: contract.into(),
+        declarer: declarer as i32,
+        leader: leader as i32,
+        played: vec![],
+    }
+}
+
+fn view(compact: &str, contract: &str, leader: pb::Seat) -> pb::DeclarerView {
+    pb::DeclarerView {
+        declarer: pb::Seat::N as i32,
+        contract: contract.into(),
+        leader: leader as i32,
+        compact: compact.into(),
+        ..Default::default()
+    }
+}
+
+fn assert_invalid<T: std::fmt::Debug>(result: Result<T, tonic::Status>, words: &[&str]) {
+    let status = result.expect_err("request must fail");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    for word in words {
+        assert!(
+            status.message().contains(word),
+            "message {:?} lacks {word:?}",
+            status.message()
+        );
+    }
+}
+
+#[tokio::test]
+async fn solve_deal_matches_the_oracles_and_marks_best_cards() {
+    let (server, mut client) = start(1).await;
+    // oracles.json single deals: trumps S, W leads, declarer E takes 0; misère N takes 2.
+    let reply = client
+        .solve_deal(deal(
+            "A98.AT98..T87 QT7.KQJ.A.KQJ KJ.7.KQJT9.A9",
+            "6S",
+            pb::Seat::E,
+            pb::Seat::W,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.declarer_tricks, 0);
+    assert_eq!(reply.to_move, pb::Seat::W as i32);
+    assert_eq!(reply.cards.len(), 10, "W leads: every card is legal");
+    let reply = client
+        .solve_deal(deal(
+            "T987.98.987.8 AK.AKQT.J.QJT QJ.J7.AKQT.97",
+            "misere",
+            pb::Seat::N,
+            pb::Seat::W,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.declarer_tricks, 2);
+    assert!(reply.cards.iter().any(|c| c.best));
+    for card in &reply.cards {
+        // W is a defender: in misère the defenders maximise the declarer's tricks.
+        assert!(card.declarer_tricks <= 2);
+        assert_eq!(card.best, card.declarer_tricks == 2, "{card:?}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn solve_layouts_streams_exactly_the_engine_results() {
+    let (server, mut client) = start(2).await;
+    let request = pb::SolveLayoutsRequest {
+        view: Some(view("#A*8*7.AKT.KJ.A987", "6C", pb::Seat::N)),
+        start: 1000,
+        end: 1700,
+        chunk_size: 64,
+    };
+    let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
+    let mut got = vec![None; 700];
+    while let Some(m) = stream.message().await.unwrap() {
+        assert_eq!(m.openings, vec!["SA".to_string()]);
+        assert_eq!(m.tricks.len(), m.count as usize);
+        for (i, t) in m.tricks.iter().enumerate() {
+            let slot = &mut got[(m.start - 1000) as usize + i];
+            assert!(slot.is_none(), "layout {} sent twice", m.start as usize + i);
+            *slot = Some(*t);
+        }
+    }
+    let view = DeclarerView::from_notation(
+        "#A*8*7.AKT.KJ.A987",
+        Seat::N,
+        "6C".parse::<Contract>().unwrap(),
+        Seat::N,
+    )
+    .unwrap();
+    let mut expected = Vec::new();
+    solve_layouts(&mut Solver::new(4 << 20), &view, 1000..1700, |r| {
+        expected.push(Some(r.tricks[0]));
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!(got, expected);
+
+    // Declarer on lead: one value per candidate opening, in card order.
+    let request = pb::SolveLayoutsRequest {
+        view: Some(view_structured()),
+        start: 0,
+        end: 10,
+        chunk_size: 0,
+    };
+    let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
+    let m = stream.message().await.unwrap().unwrap();
+    assert_eq!(m.openings.len(), 10);
+    assert_eq!(m.tricks.len(), m.count as usize * 10);
+    server.shutdown().await.unwrap();
+}
+
+fn view_structured() -> pb::DeclarerView {
+    pb::DeclarerView {
+        declarer: pb::Seat::N as i32,
+        hand: "AQJ8.KT8.KJ.9".into(),
+        talon: vec!["D7".into(), "C8".into()],
+        contract: "6S".into(),
+        leader: pb::Seat::N as i32,
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn status_reports_trumps_and_layouts_per_thread() {
+    let (server, mut client) = start(2).await;
+    let request = pb::SolveLayoutsRequest {
+        view: Some(view("QT7.KQJ.A*8*7.KQJ", "6S", pb::Seat::W)),
+        start: 0,
+        end: 300,
+        chunk_size: 50,
+    };
+    let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
+    while stream.message().await.unwrap().is_some() {}
+    let status = client
+        .status(pb::StatusRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(status.threads.len(), 2);
+    let solved: u64 = status.threads.iter().map(|t| t.layouts_solved).sum();
+    assert_eq!(solved, 300);
+    assert!(status
+        .threads
+        .iter()
+        .filter(|t| t.layouts_solved > 0)
+        .all(|t| t.trumps == "S" && t.table_fill > 0.0));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_cancelled_stream_stops_the_search() {
+    let (server, mut client) = start(2).await;
+    let request = pb::SolveLayoutsRequest {
+        view: Some(view("QT7.KQJ.A*8*7.KQJ", "6S", pb::Seat::W)),
+        start: 0,
+        end: 184_756,
+        chunk_size: 16,
+    };
+    let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
+    stream.message().await.unwrap().unwrap();
+    drop(stream);
+    // Within a few seconds no thread is busy and the solved count stops growing.
+    let mut idle = false;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let status = client
+            .status(pb::StatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if status.threads.iter().all(|t| !t.busy) {
+            let solved: u64 = status.threads.iter().map(|t| t.layouts_solved).sum();
+            assert!(
+                solved < 184_756,
+                "the whole range was solved: not cancelled"
+            );
+            idle = true;
+            break;
+        }
+    }
+    assert!(idle, "threads still busy 10 s after the client cancelled");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_is_invalid_argument_naming_the_problem() {
+    let (server, mut client) = start(1).await;
+    let good = "A98.AT98..T87 QT7.KQJ.A.KQJ KJ.7.KQJT9.A9";
+    let r = client
+        .solve_deal(deal(
+            "A98.AT98..T87 A.KQJ.A.KQJ KJ.7.KQJT9.A9",
+            "6S",
+            pb::Seat::E,
+            pb::Seat::W,
+        ))
+        .await;
+    assert_invalid(r, &["deal", "twice"]);
+    let r = client
+        .solve_deal(deal(
+            "A98.AT98..T8X QT7.KQJ.A.KQJ KJ.7.KQJT9.A9",
+            "6S",
+            pb::Seat::E,
+            pb::Seat::W,
+        ))
+        .await;
+    assert_invalid(r, &["north"]);
+    let r = client
+        .solve_deal(deal(
+            "A98.AT98..T8 QT7.KQJ.A.KQJ KJ.7.KQJT9.A9",
+            "6S",
+            pb::Seat::E,
+            pb::Seat::W,
+        ))
+        .await;
+    assert_invalid(r, &["deal", "holds 9 cards"]);
+    let r = client
+        .solve_deal(deal(good, "6Z", pb::Seat::E, pb::Seat::W))
+        .await;
+    assert_invalid(r, &["contract", "6Z"]);
+    let r = client
+        .solve_deal(deal(good, "6S", pb::Seat::Unspecified, pb::Seat::W))
+        .await;
+    assert_invalid(r, &["declarer", "seat"]);
+    // W leads H7; N holds hearts but plays S8: a revoke. Hands are current ones.
+    let mut revoke = deal(
+        "A9.AT98..T87 QT7.KQJ.A.KQJ KJ..KQJT9.A9",
+        "6S",
+        pb::Seat::E,
+        pb::Seat::W,
+    );
+    revoke.played = vec!["H7".into(), "S8".into()];
+    let r = client.solve_deal(revoke).await;
+    assert_invalid(r, &["deal", "S8", "follow"]);
+
+    let layouts = |view: pb::DeclarerView, start: u32, end: u32| pb::SolveLayoutsRequest {
+        view: Some(view),
+        start,
+        end,
+        chunk_size: 0,
+    };
+    let r = client
+        .solve_layouts(layouts(
+            view("#A*8*7.AKT.KJ.A987", "6C", pb::Seat::N),
+            0,
+            184_757,
+        ))
+        .await;
+    assert_invalid(r, &["range", "184757"]);
+    let r = client
+        .solve_layouts(layouts(view("#A*8*7.AKT.KJ.A987", "6C", pb::Seat::N), 5, 5))
+        .await;
+    assert_invalid(r, &["range", "non-empty"]);
+    let r = client
+        .solve_layouts(layouts(
+            view("#A*8*A.AKT.KJ.A987", "6C", pb::Seat::N),
+            0,
+            10,
+        ))
+        .await;
+    assert_invalid(r, &["view.compact", "SA"]);
+    let r = client
+        .solve_layouts(layouts(
+            view("#A*8*7.AKT.KJ.A987", "seven clubs", pb::Seat::N),
+            0,
+            10,
+        ))
+        .await;
+    assert_invalid(r, &["view.contract", "seven clubs"]);
+    let r = client
+        .solve_layouts(pb::SolveLayoutsRequest {
+            view: None,
+            start: 0,
+            end: 10,
+            chunk_size: 0,
+        })
+        .await;
+    assert_invalid(r, &["view", "missing"]);
+    let mut short = view_structured();
+    short.hand = "AQJ8.KT8.KJ.".into();
+    let r = client.solve_layouts(layouts(short, 0, 10)).await;
+    assert_invalid(r, &["view", "9 cards"]);
+    server.shutdown().await.unwrap();
+}
