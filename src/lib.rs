@@ -5,6 +5,7 @@
 //! Engines live in the service crates and never depend on this crate's
 //! transport types; the adapters (`grpc.rs` of each service) do.
 
+pub mod metrics;
 pub mod server;
 pub mod status;
 pub mod telemetry;

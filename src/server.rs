@@ -45,6 +45,9 @@ pub struct ServerArgs {
     /// Seconds in-flight requests get to finish after SIGTERM / Ctrl-C.
     #[arg(long, env = "DECKHAND_SHUTDOWN_GRACE_SECS", default_value_t = 20)]
     pub shutdown_grace_secs: u64,
+    /// Serve Prometheus metrics at http://HOST:PORT/metrics (off when not given).
+    #[arg(long, env = "DECKHAND_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// Validated server settings.
@@ -55,6 +58,7 @@ pub struct ServerConfig {
     pub concurrency_per_connection: usize,
     pub request_timeout: Duration,
     pub shutdown_grace: Duration,
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 impl ServerArgs {
@@ -80,6 +84,7 @@ impl ServerArgs {
             concurrency_per_connection: self.concurrency_per_connection,
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
+            metrics_listen: self.metrics_listen,
         })
     }
 }
@@ -93,6 +98,7 @@ impl ServerConfig {
             concurrency_per_connection: 256,
             request_timeout: Duration::from_secs(3600),
             shutdown_grace: Duration::from_secs(5),
+            metrics_listen: None,
         }
     }
 }
@@ -159,6 +165,9 @@ pub async fn run(config: ServerConfig, services: Services) -> anyhow::Result<()>
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     tracing::info!(addr = %listener.local_addr()?, services = ?services.names, "serving");
+    if let Some(addr) = config.metrics_listen {
+        crate::metrics::serve(addr).await?;
+    }
     serve(config, listener, services, shutdown_signal()).await
 }
 
@@ -200,7 +209,9 @@ pub async fn serve(
         }
     };
 
+    crate::metrics::describe_requests();
     let server = Server::builder()
+        .layer(crate::metrics::RequestMetricsLayer)
         .concurrency_limit_per_connection(config.concurrency_per_connection)
         .timeout(config.request_timeout)
         .add_routes(services.routes)

@@ -65,6 +65,66 @@ impl Coordinator {
         &self.registry
     }
 
+    /// Exposes queue, lease and worker counts as Prometheus series (once per process).
+    pub fn register_metrics(&self) {
+        use deckhand::metrics::{describe, register_collector, Sample};
+        use std::sync::atomic::Ordering;
+        describe(
+            "deckhand_coordinator_queue_depth",
+            "gauge",
+            "analyses running or waiting",
+        );
+        describe(
+            "deckhand_coordinator_leases",
+            "gauge",
+            "chunks leased to workers now",
+        );
+        describe(
+            "deckhand_coordinator_re_leases_total",
+            "counter",
+            "chunks given back after a worker failed or went silent",
+        );
+        describe(
+            "deckhand_coordinator_duplicate_leases_total",
+            "counter",
+            "second leases of a chunk near the end of a job",
+        );
+        describe(
+            "deckhand_coordinator_workers",
+            "gauge",
+            "known workers by state",
+        );
+        let (scheduler, registry) = (self.scheduler.clone(), self.registry.clone());
+        register_collector(move || {
+            let sample = |name, value: f64| Sample {
+                name,
+                labels: Vec::new(),
+                value,
+            };
+            let workers = registry.list();
+            let up = workers.iter().filter(|w| w.is_up()).count();
+            let by_state = |state: &str, n: usize| Sample {
+                name: "deckhand_coordinator_workers",
+                labels: vec![("state".to_string(), state.to_string())],
+                value: n as f64,
+            };
+            vec![
+                sample("deckhand_coordinator_queue_depth", scheduler.depth() as f64),
+                sample("deckhand_coordinator_leases", scheduler.leases_out() as f64),
+                sample(
+                    "deckhand_coordinator_re_leases_total",
+                    scheduler.re_leases.load(Ordering::Relaxed) as f64,
+                ),
+                sample(
+                    "deckhand_coordinator_duplicate_leases_total",
+                    scheduler.duplicate_leases.load(Ordering::Relaxed) as f64,
+                ),
+                by_state("up", up),
+                by_state("down", workers.len() - up),
+            ]
+        });
+    }
+
     pub fn into_server(self, max_message_bytes: usize) -> CoordinatorServiceServer<Coordinator> {
         CoordinatorServiceServer::new(self)
             .max_decoding_message_size(max_message_bytes)

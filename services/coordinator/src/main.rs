@@ -57,7 +57,9 @@ async fn main() -> anyhow::Result<()> {
         dns: args.workers_dns,
         interval: Duration::from_secs(args.resolve_interval_secs.max(1)),
     };
-    let service = Coordinator::start(scheduler, discovery).into_server(config.max_message_bytes);
+    let coordinator = Coordinator::start(scheduler, discovery);
+    coordinator.register_metrics();
+    let service = coordinator.into_server(config.max_message_bytes);
     let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
     server::run(config, Services::new(Routes::new(service), &[name])).await
 }

@@ -68,10 +68,11 @@ fn layouts(c: &mut Criterion) {
         let secs = start.elapsed().as_secs_f64();
         let s = solver.stats();
         println!(
-            "{name}: {n} layouts in {secs:.3} s = {:.0} layouts/s; nodes {} ({:.0}/layout); tt hits {:.1}% used {}; histogram {:?}",
+            "{name}: {n} layouts in {secs:.3} s = {:.0} layouts/s; nodes {} ({:.0}/layout); searches/layout {:.2}; tt hits {:.1}% used {}; histogram {:?}",
             f64::from(n) / secs,
             s.nodes,
             s.nodes as f64 / f64::from(n),
+            s.searches as f64 / f64::from(n),
             100.0 * s.tt_hits as f64 / s.tt_probes.max(1) as f64,
             s.tt_used,
             analysis.openings[0].histogram.counts,

@@ -143,6 +143,9 @@ struct Slot {
     held: Mutex<Option<Strain>>,
     /// Table fill after the last piece of work (f64 bits).
     fill: AtomicU64,
+    /// Table probes and hits, as of the last piece of work.
+    probes: AtomicU64,
+    hits: AtomicU64,
 }
 
 /// The worker's solvers; a semaphore counts the idle ones.
@@ -172,6 +175,8 @@ impl Slot {
         let stats = solver.stats();
         let fill = stats.tt_used as f64 / stats.tt_capacity.max(1) as f64;
         self.fill.store(fill.to_bits(), Ordering::Relaxed);
+        self.probes.store(stats.tt_probes, Ordering::Relaxed);
+        self.hits.store(stats.tt_hits, Ordering::Relaxed);
         result
     }
 }
@@ -196,6 +201,8 @@ impl SolverPool {
                     layouts: AtomicU64::new(0),
                     held: Mutex::new(None),
                     fill: AtomicU64::new(0),
+                    probes: AtomicU64::new(0),
+                    hits: AtomicU64::new(0),
                 })
                 .collect(),
             idle: Arc::new(Semaphore::new(threads)),
@@ -258,6 +265,81 @@ impl SolverPool {
             table_bytes: self.table_bytes as u64,
         }
     }
+}
+
+/// Exposes the pool's counters as Prometheus series (call once per process).
+pub fn register_metrics(pool: Arc<SolverPool>) {
+    use deckhand::metrics::{describe, register_collector, Sample};
+    describe(
+        "deckhand_worker_layouts_solved_total",
+        "counter",
+        "layouts solved by each solver thread",
+    );
+    describe(
+        "deckhand_worker_table_fill",
+        "gauge",
+        "share of transposition-table entries in use",
+    );
+    describe(
+        "deckhand_worker_table_hit_rate",
+        "gauge",
+        "transposition-table hits per probe since the table was created",
+    );
+    describe(
+        "deckhand_worker_trumps_held",
+        "gauge",
+        "1 for the strain each thread's table holds",
+    );
+    describe(
+        "deckhand_worker_busy",
+        "gauge",
+        "1 while a thread is solving",
+    );
+    register_collector(move || {
+        let mut samples = Vec::new();
+        for (i, slot) in pool.slots.iter().enumerate() {
+            let thread = vec![("thread".to_string(), i.to_string())];
+            let probes = slot.probes.load(Ordering::Relaxed);
+            let hits = slot.hits.load(Ordering::Relaxed);
+            let mut push = |name, value: f64| {
+                samples.push(Sample {
+                    name,
+                    labels: thread.clone(),
+                    value,
+                });
+            };
+            push(
+                "deckhand_worker_layouts_solved_total",
+                slot.layouts.load(Ordering::Relaxed) as f64,
+            );
+            push(
+                "deckhand_worker_table_fill",
+                f64::from_bits(slot.fill.load(Ordering::Relaxed)),
+            );
+            push(
+                "deckhand_worker_table_hit_rate",
+                if probes == 0 {
+                    0.0
+                } else {
+                    hits as f64 / probes as f64
+                },
+            );
+            push(
+                "deckhand_worker_busy",
+                f64::from(u8::from(slot.busy.load(Ordering::Relaxed))),
+            );
+            if let Some(strain) = slot.held() {
+                let mut labels = thread.clone();
+                labels.push(("trumps".to_string(), strain.to_string()));
+                samples.push(Sample {
+                    name: "deckhand_worker_trumps_held",
+                    labels,
+                    value: 1.0,
+                });
+            }
+        }
+        samples
+    });
 }
 
 /// The PreferansWorkerService implementation.

@@ -2,7 +2,9 @@
 
 use clap::Parser;
 use deckhand::server::{self, ServerArgs, Services};
-use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker, DEFAULT_PORT};
+use preferans_worker::grpc::{
+    register_metrics, PreferansWorkerServiceServer, SolverPool, Worker, DEFAULT_PORT,
+};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 
@@ -30,6 +32,7 @@ async fn main() -> anyhow::Result<()> {
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let pool = SolverPool::new(threads, args.table_mb << 20);
     tracing::info!(threads, table_mb = args.table_mb, "solver pool ready");
+    register_metrics(pool.clone());
     let service = Worker::new(pool).into_server(config.max_message_bytes);
     let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
     server::run(config, Services::new(Routes::new(service), &[name])).await

@@ -42,10 +42,8 @@ pub fn shanten(hand: &TileCounts) -> Shanten {
     let total = hand.total();
     let standard = standard_shanten_counts(counts, total);
     let (seven_pairs, thirteen_orphans) = if total >= 13 {
-        (
-            Some(seven_pairs_shanten(counts)),
-            Some(thirteen_orphans_shanten(counts)),
-        )
+        let (seven_pairs, orphans) = special_shanten(counts);
+        (Some(seven_pairs), Some(orphans))
     } else {
         (None, None)
     };

@@ -8,6 +8,10 @@ use super::quick;
 use super::rules::{self, trick_winner};
 use super::tt::{self, Table, NO_MOVE};
 
+/// Positions with at most this many tricks left are searched without the table
+/// (cheaper than a likely cache miss).
+const NO_TABLE_BELOW: i32 = 2;
+
 /// Mutable search state for one solve; seats are indices 0..3 (N, E, W).
 pub(crate) struct Search<'t> {
     pub(super) tt: &'t mut Table,
@@ -21,6 +25,8 @@ pub(crate) struct Search<'t> {
     pub(super) trumps: u32,
     pub(super) misere: bool,
     pub(super) nodes: u64,
+    /// Zero-window searches run by [`Search::exact`].
+    pub(super) searches: u64,
 }
 
 impl<'t> Search<'t> {
@@ -49,6 +55,7 @@ impl<'t> Search<'t> {
             trumps,
             misere,
             nodes: 0,
+            searches: 0,
         }
     }
 
@@ -70,6 +77,7 @@ impl<'t> Search<'t> {
         let mut t = guess;
         while lo < hi {
             t = t.clamp(lo + 1, hi);
+            self.searches += 1;
             if test(self, t) {
                 lo = t;
                 t += 1;
@@ -112,6 +120,9 @@ impl<'t> Search<'t> {
                 return false;
             }
         }
+        if n <= NO_TABLE_BELOW {
+            return self.search_moves(0, leader, NO_MOVE, target);
+        }
         let rel = [
             self.hands[leader],
             self.hands[(leader + 1) % 3],
@@ -150,8 +161,14 @@ impl<'t> Search<'t> {
 
     fn in_trick(&mut self, ply: usize, target: i32) -> bool {
         let p = (self.leader + ply) % 3;
+        self.search_moves(ply, p, NO_MOVE, target)
+    }
+
+    /// Tries the moves of seat `p` at `ply` in order until one gives its side the answer.
+    #[inline]
+    fn search_moves(&mut self, ply: usize, p: usize, best: u8, target: i32) -> bool {
         let max = self.max_side(p);
-        let moves = self.ordered_moves(ply, p, NO_MOVE);
+        let moves = self.ordered_moves(ply, p, best);
         for &card in moves.as_slice() {
             if self.play(ply, card, target) == max {
                 return max;

@@ -13,6 +13,8 @@ use super::tt::{Table, DEFAULT_TT_BYTES};
 pub struct SolverStats {
     /// Search nodes visited.
     pub nodes: u64,
+    /// Zero-window searches ("can the declarer take t tricks?").
+    pub searches: u64,
     pub tt_probes: u64,
     pub tt_hits: u64,
     pub tt_stores: u64,
@@ -28,6 +30,7 @@ pub struct Solver {
     tt: Table,
     strain: Option<Strain>,
     nodes: u64,
+    searches: u64,
     solves: u64,
 }
 
@@ -54,6 +57,7 @@ impl Solver {
             tt: Table::new(tt_bytes),
             strain: None,
             nodes: 0,
+            searches: 0,
             solves: 0,
         }
     }
@@ -82,6 +86,7 @@ impl Solver {
     pub fn stats(&self) -> SolverStats {
         SolverStats {
             nodes: self.nodes,
+            searches: self.searches,
             tt_probes: self.tt.probes,
             tt_hits: self.tt.hits,
             tt_stores: self.tt.stores,
@@ -116,9 +121,11 @@ impl Solver {
         self.solves += 1;
         let ply = raw.table.len();
         let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
-        let mut search = self.search(strain, raw);
+        let mut search = make_search(&mut self.tt, strain, raw);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
-        self.nodes += search.nodes;
+        let (nodes, searches) = (search.nodes, search.searches);
+        self.nodes += nodes;
+        self.searches += searches;
         v
     }
 
@@ -137,7 +144,7 @@ impl Solver {
         let p = (raw.leader + ply) % 3;
         let hand = raw.hands[p];
         let n = hand.count_ones() as i32;
-        let mut search = self.search(strain, raw);
+        let mut search = make_search(&mut self.tt, strain, raw);
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];
         let mut guess = guess;
@@ -158,21 +165,23 @@ impl Solver {
             values[c as usize] = v;
             last_rep = Some(c);
         }
-        self.nodes += search.nodes;
+        let (nodes, searches) = (search.nodes, search.searches);
+        self.nodes += nodes;
+        self.searches += searches;
         values
     }
+}
 
-    fn search(&mut self, strain: Strain, raw: RawPosition<'_>) -> Search<'_> {
-        Search::new(
-            &mut self.tt,
-            raw.hands,
-            raw.table,
-            raw.leader,
-            raw.declarer,
-            trump_mask(strain),
-            strain.is_misere(),
-        )
-    }
+fn make_search<'t>(tt: &'t mut Table, strain: Strain, raw: RawPosition<'_>) -> Search<'t> {
+    Search::new(
+        tt,
+        raw.hands,
+        raw.table,
+        raw.leader,
+        raw.declarer,
+        trump_mask(strain),
+        strain.is_misere(),
+    )
 }
 
 fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {

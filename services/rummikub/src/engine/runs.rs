@@ -208,7 +208,6 @@ fn assign_from(
 pub(crate) struct RunTable {
     pub(crate) kinds: Kinds,
     states: Vec<Counts>,
-    index: HashMap<Counts, u16>,
     /// Every open run may stop (so the colour may end here).
     stoppable: Vec<bool>,
     max_real: usize,
@@ -294,7 +293,6 @@ impl RunTable {
         RunTable {
             kinds,
             states,
-            index,
             stoppable,
             max_real,
             max_jokers,
@@ -303,6 +301,7 @@ impl RunTable {
         }
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.states.len()
     }
@@ -312,10 +311,6 @@ impl RunTable {
             .get(usize::from(state))
             .copied()
             .unwrap_or([0; MAX_KINDS])
-    }
-
-    pub(crate) fn id(&self, counts: &Counts) -> Option<u16> {
-        self.index.get(counts).copied()
     }
 
     pub(crate) fn stoppable(&self, state: u16) -> bool {

@@ -76,12 +76,12 @@ impl Hasher for KeyHasher {
     }
 }
 
-type Memo = HashMap<u128, i32, BuildHasherDefault<KeyHasher>>;
+/// Memo: packed key -> (value, exact); not exact means an upper bound.
+type Memo = HashMap<u128, (i32, bool), BuildHasherDefault<KeyHasher>>;
 
 /// Bit positions inside a packed key.
 #[derive(Clone, Copy, Debug)]
 struct Layout {
-    colours: usize,
     state_bits: u32,
     n_at: u32,
     layer_at: u32,
@@ -95,7 +95,6 @@ impl Layout {
         let state_bits = usize::BITS - (states.max(2) - 1).leading_zeros();
         let n_at = state_bits * colours as u32;
         Layout {
-            colours,
             state_bits,
             n_at,
             layer_at: n_at + 5,
@@ -241,9 +240,6 @@ struct Weights {
     joker: i32,
 }
 
-const TILE_UNIT: i32 = 1 << 15;
-const VALUE_UNIT: i32 = 1 << 10;
-
 impl Weights {
     const NONE: Weights = Weights {
         tile: |_| 0,
@@ -252,15 +248,13 @@ impl Weights {
 
     fn of(objective: Objective) -> Weights {
         match objective {
-            // Tiles first, value breaks ties.
             Objective::MaxTiles => Weights {
-                tile: |n| TILE_UNIT + n,
-                joker: TILE_UNIT + JOKER_VALUE as i32,
+                tile: |_| 1,
+                joker: 1,
             },
-            // Value first, tile count breaks ties.
             Objective::MaxValue => Weights {
-                tile: |n| n * VALUE_UNIT + 1,
-                joker: JOKER_VALUE as i32 * VALUE_UNIT + 1,
+                tile: |n| n,
+                joker: JOKER_VALUE as i32,
             },
         }
     }
@@ -304,15 +298,14 @@ impl Search<'_> {
         }
     }
 
-    /// Best gain from `key` on, `NEG` if no valid completion.
-    fn go(&mut self, key: u128) -> i32 {
+    /// Best gain from `key` on (`NEG` if there is no valid completion) when
+    /// that is at least `alpha`; otherwise some upper bound below `alpha`
+    /// (a fail-low, as in alpha-beta search). Memo entries record which.
+    fn go(&mut self, key: u128, alpha: i32) -> i32 {
         let l = self.layout;
         let n = l.n(key);
         if n > self.numbers {
             return self.finish(key);
-        }
-        if let Some(&v) = self.memo.get(&key) {
-            return v;
         }
         let c = l.layer(key);
         let bound = self
@@ -321,16 +314,40 @@ impl Search<'_> {
             .get((n - 1) * self.colours + c)
             .copied()
             .unwrap_or(0);
+        if bound < alpha {
+            return bound;
+        }
+        if let Some(&(v, exact)) = self.memo.get(&key) {
+            if exact || v < alpha {
+                return v;
+            }
+        }
         let mut best = NEG;
         self.for_each_child(key, &mut |search, gain, child, _| {
-            let v = search.go(child);
+            let need = alpha.max(best.saturating_add(1)) - gain;
+            let v = search.go(child, need);
             if v > NEG && gain + v > best {
                 best = gain + v;
             }
             best >= bound
         });
-        self.memo.insert(key, best);
+        self.memo.insert(key, (best, best >= alpha));
         best
+    }
+
+    /// The exact optimum from the root: searches with a high `alpha` first
+    /// (cheap, as most states fail low at once against the static bound) and
+    /// lowers it to the returned upper bound until that is reached.
+    fn solve(&mut self) -> i32 {
+        let root = self.root();
+        let mut alpha = self.q.bound.first().copied().unwrap_or(0);
+        loop {
+            let v = self.go(root, alpha);
+            if v >= alpha || v <= NEG {
+                return v;
+            }
+            alpha = v;
+        }
     }
 
     /// Calls `visit(search, gain, child key, step)` for each successor of
@@ -418,7 +435,7 @@ impl Search<'_> {
     /// (number, colour) and the group jokers at every number.
     fn path(&mut self) -> Option<(Vec<ColourStep>, Vec<usize>)> {
         let mut key = self.root();
-        let mut target = self.go(key);
+        let mut target = self.solve();
         if target <= NEG {
             return None;
         }
@@ -428,7 +445,7 @@ impl Search<'_> {
         while l.n(key) <= self.numbers {
             let mut found = None;
             self.for_each_child(key, &mut |search, gain, child, step| {
-                let v = search.go(child);
+                let v = search.go(child, target - gain);
                 if v > NEG && gain + v == target {
                     found = Some((child, step, v));
                     true
@@ -532,9 +549,7 @@ impl Solver {
     fn arrangeable(&mut self, tiles: &TileCounts) -> bool {
         let empty = TileCounts::new(&self.rules, &[]).unwrap_or_else(|_| tiles.clone());
         let q = Query::new(&self.rules, tiles, &empty, Weights::NONE);
-        let mut search = self.search(&q);
-        let root = search.root();
-        search.go(root) > NEG
+        self.search(&q).solve() > NEG
     }
 
     /// Splits all `tiles` into valid melds, or `None` when impossible.
