@@ -128,35 +128,84 @@ def prestop_sleep(container: dict) -> float:
 # ---------------------------------------------------------------- Dockerfile
 
 
+DOCKER_INSTRUCTIONS = {
+    "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK",
+    "LABEL", "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
+}
+
+
 def check_dockerfile(r: Report, deploy: Path) -> None:
-    r.section("Dockerfile")
+    import dockerfile  # BuildKit's own Dockerfile parser (Go), from PyPI `dockerfile`
+
+    r.section("Dockerfile (parsed with BuildKit's parser, PyPI `dockerfile`)")
     path = deploy / "Dockerfile"
     if not r.check(path.is_file(), "deploy/Dockerfile exists"):
         return
-    text = path.read_text()
-    # Join continuation lines, drop comments: one instruction per line.
-    logical = re.sub(r"\\\n", " ", "\n".join(
-        line for line in text.splitlines() if not line.lstrip().startswith("#")))
-    instrs = [ln.strip() for ln in logical.splitlines() if ln.strip()]
-    froms = [ln for ln in instrs if ln.upper().startswith("FROM ")]
-    r.check(len(froms) >= 2, "multi-stage build", f"{len(froms)} FROM line(s)")
-    r.check(bool(froms) and re.search(r"\brust:", froms[0]) is not None,
-            "build stage is an official rust image", froms[0] if froms else "")
-    r.check(bool(froms) and re.search(r"debian:\S*slim|distroless/cc", froms[-1]) is not None,
-            "runtime stage is debian slim or distroless/cc", froms[-1] if froms else "")
-    builds = [ln for ln in instrs if "cargo build" in ln]
+    try:
+        cmds = dockerfile.parse_file(str(path))
+        err = ""
+    except dockerfile.GoParseError as e:
+        cmds, err = (), str(e)
+    if not r.check(not err, "Dockerfile parses", err):
+        return
+    unknown = [f"line {c.start_line}: {c.cmd}" for c in cmds if c.cmd not in DOCKER_INSTRUCTIONS]
+    r.check(not unknown, "only known instructions", ", ".join(unknown))
+    # Split into stages; ARGs before the first FROM give defaults for FROM lines.
+    args: dict[str, str] = {}
+    stages: list[list] = []
+    for c in cmds:
+        if c.cmd == "FROM":
+            stages.append([c])
+        elif stages:
+            stages[-1].append(c)
+        elif c.cmd == "ARG":
+            for v in c.value:
+                name, _, default = v.partition("=")
+                args[name] = default
+
+    def image_of(stage: list) -> str:
+        return re.sub(r"\$\{(\w+)\}|\$(\w+)",
+                      lambda m: args.get(m.group(1) or m.group(2), m.group(0)), stage[0].value[0])
+
+    r.check(len(stages) >= 2, "multi-stage build", f"{len(stages)} stage(s)")
+    if not stages:
+        return
+    first, last = image_of(stages[0]), image_of(stages[-1])
+    r.check(re.match(r"(docker\.io/(library/)?)?rust:", first) is not None,
+            "build stage is an official rust image", first)
+    r.check(re.search(r"(^|/)debian:\S*slim|distroless/cc", last) is not None,
+            "runtime stage is debian slim or distroless/cc", last)
+    builds = [" ".join(c.value) for st in stages[:-1] for c in st
+              if c.cmd == "RUN" and "cargo build" in " ".join(c.value)]
     r.check(any("--release" in b and "--locked" in b for b in builds),
-            "`cargo build --release --locked`")
+            "build stage runs `cargo build --release --locked`")
     r.check(any("--workspace" in b for b in builds),
             "builds the whole workspace (default-members is only the CLI)")
+    # Each binary must land in /usr/local/bin of the final stage.
+    installed = set()
+    for c in stages[-1]:
+        if c.cmd in ("COPY", "ADD") and len(c.value) >= 2:
+            *srcs, dest = c.value
+            for src in srcs:
+                if dest.rstrip("/") == "/usr/local/bin":
+                    installed.add(Path(src).name)
+                elif dest.startswith("/usr/local/bin/"):
+                    installed.add(Path(dest).name)
     for b in BINARIES:
-        r.check(re.search(rf"/usr/local/bin/{re.escape(b)}\b", logical) is not None,
-                f"binary {b} installed in /usr/local/bin")
-    users = [ln.split(None, 1)[1] for ln in instrs if ln.upper().startswith("USER ")]
+        r.check(b in installed, f"binary {b} copied to /usr/local/bin of the runtime stage")
+    text = path.read_text()
+    for b in BINARIES:
+        r.check(re.search(rf"(^|[\s/]){re.escape(b)}(\s|;|$)", " ".join(builds)) is not None
+                or f"target/release/{b}" in text,
+                f"binary {b} taken from target/release")
+    users = [c.value[0] for c in stages[-1] if c.cmd == "USER"]
     r.check(bool(users) and users[-1].split(":")[0] not in ("0", "root"),
-            "runs as a non-root user", users[-1] if users else "no USER")
-    r.check(not any(ln.upper().startswith("ENTRYPOINT") for ln in instrs),
+            "runtime stage runs as a non-root user", users[-1] if users else "no USER")
+    r.check(not any(c.cmd == "ENTRYPOINT" for c in stages[-1]),
             "no fixed ENTRYPOINT (compose/k8s choose the binary)")
+    exposed = {v.split("/")[0] for c in stages[-1] if c.cmd == "EXPOSE" for v in c.value}
+    want = {str(p) for p, _ in SERVICES.values()} | {str(METRICS_PORT)}
+    r.check(want <= exposed, "EXPOSEs the five gRPC ports and metrics", str(sorted(exposed)))
 
 
 # ---------------------------------------------------------------- compose
@@ -487,9 +536,11 @@ def service_targets(sspec: dict, port: int, container: dict) -> bool:
 def main() -> int:
     deploy = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent).resolve()
     r = Report()
-    check_dockerfile(r, deploy)
-    check_compose(r, deploy)
-    check_k8s(r, deploy)
+    for check in (check_dockerfile, check_compose, check_k8s):
+        try:
+            check(r, deploy)
+        except Exception as e:  # a file too malformed for the checks above
+            r.check(False, f"{check.__name__} ran to the end", f"{type(e).__name__}: {e}")
     print(f"validate: {r.passed} passed, {r.failed} failed")
     return 1 if r.failed else 0
 

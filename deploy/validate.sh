@@ -7,6 +7,7 @@
 # into a private environment (reused by later runs while the pins are the same):
 #   kubernetes-validate  Kubernetes JSON schemas 1.25..1.37 inside the package
 #   check-jsonschema     ships the compose-spec schema (vendor.compose-spec)
+#   dockerfile           BuildKit's Dockerfile parser (Go, compiled into the wheel)
 # Nothing is downloaded at validation time, so it works offline once installed.
 #
 # Environment:
@@ -17,7 +18,7 @@ set -euo pipefail
 
 deploy_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 env_dir="${DECKHAND_VALIDATE_ENV:-/tmp/deckhand-deploy-validate}"
-pins=(kubernetes-validate==1.37.0 check-jsonschema==0.39.0)
+pins=(kubernetes-validate==1.37.0 check-jsonschema==0.39.0 dockerfile==3.4.0)
 stamp="$env_dir/.pins"
 python="${PYTHON:-python3}"
 start=$SECONDS

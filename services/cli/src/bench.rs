@@ -32,6 +32,16 @@ enum Command {
         #[arg(long, value_delimiter = ',', default_value = "1,8,64")]
         concurrency: Vec<usize>,
     },
+    /// Cluster: an analysis on 1 and on 2 worker processes against the in-process
+    /// solve on as many threads, and warm against cold worker tables.
+    Cluster {
+        /// Layouts per measured analysis.
+        #[arg(long, default_value_t = 20_000)]
+        layouts: u32,
+        /// The preferans-worker binary (default: next to this executable).
+        #[arg(long)]
+        worker_bin: Option<std::path::PathBuf>,
+    },
 }
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
@@ -47,6 +57,9 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             for level in concurrency {
                 hand_ops_unary(client.clone(), level, duration).await?;
             }
+        }
+        Command::Cluster { layouts, worker_bin } => {
+            crate::cluster_bench::run(layouts, worker_bin).await?;
         }
     }
     target.close().await

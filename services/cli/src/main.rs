@@ -4,9 +4,12 @@
 //! it starts an embedded server with every service in this process (the
 //! embedded default) and calls that, so both paths run the same code.
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod cluster_bench;
 mod embedded;
 mod handops;
 mod preferans;
@@ -33,11 +36,21 @@ enum Command {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let result = match cli.command {
         Command::Handops(args) => handops::run(args).await,
         Command::Preferans(args) => preferans::run(args).await,
         Command::Bench(args) => bench::run(args).await,
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            match e.downcast_ref::<tonic::Status>() {
+                Some(status) => eprintln!("error: {:?}: {}", status.code(), status.message()),
+                None => eprintln!("error: {e:#}"),
+            }
+            ExitCode::FAILURE
+        }
     }
 }

@@ -1,2 +1,4 @@
-//! Engine only: no transport types.
+//! Mahjong win check, shanten and waits: the engine (pure, usable as a
+//! library) and its gRPC adapter. The `mahjong` binary serves the adapter.
 pub mod engine;
+pub mod grpc;

@@ -6,6 +6,7 @@
 mod allfoe;
 mod cards;
 mod contract;
+mod history;
 mod layouts;
 mod ordering;
 mod position;

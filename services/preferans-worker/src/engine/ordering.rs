@@ -6,6 +6,9 @@ use super::rules::{beats, suit_mask, suit_of};
 use super::search::Search;
 use super::tt::NO_MOVE;
 
+/// Weight of the static heuristics against the history bonus (0..=32).
+const HEURISTIC_WEIGHT: i32 = 2;
+
 /// Up to 10 cards, best first; never allocates.
 #[derive(Clone, Copy)]
 pub(crate) struct MoveList {
@@ -41,8 +44,9 @@ impl Search<'_> {
             } else {
                 self.follow_score(ply, p, c)
             };
+            score = score * HEURISTIC_WEIGHT + self.history.bonus(p, c);
             if c == best {
-                score += 10_000;
+                score += 1_000_000;
             }
             // Insertion sort, descending by score.
             let mut i = len;

@@ -4,6 +4,7 @@
 //! The "max side" is the side that wants the answer yes: the declarer in trump and
 //! no-trump games, the defenders in misère. Bounds are stored at trick boundaries only.
 
+use super::history::History;
 use super::quick;
 use super::rules::{self, trick_winner};
 use super::tt::{self, Table, NO_MOVE};
@@ -15,6 +16,7 @@ const NO_TABLE_BELOW: i32 = 2;
 /// Mutable search state for one solve; seats are indices 0..3 (N, E, W).
 pub(crate) struct Search<'t> {
     pub(super) tt: &'t mut Table,
+    pub(super) history: &'t mut History,
     pub(super) hands: [u32; 3],
     /// Cards in hands plus cards on the table in the current trick.
     pub(super) live: u32,
@@ -32,6 +34,7 @@ pub(crate) struct Search<'t> {
 impl<'t> Search<'t> {
     pub fn new(
         tt: &'t mut Table,
+        history: &'t mut History,
         hands: [u32; 3],
         table: &[u8],
         leader: usize,
@@ -47,6 +50,7 @@ impl<'t> Search<'t> {
         }
         Search {
             tt,
+            history,
             hands,
             live,
             leader,
@@ -147,6 +151,7 @@ impl<'t> Search<'t> {
             if self.play(0, card, target) == max {
                 result = max;
                 best = card;
+                self.history.record(leader, card, n as u32);
                 break;
             }
         }
@@ -171,6 +176,8 @@ impl<'t> Search<'t> {
         let moves = self.ordered_moves(ply, p, best);
         for &card in moves.as_slice() {
             if self.play(ply, card, target) == max {
+                let n = self.hands[p].count_ones() + 1;
+                self.history.record(p, card, n);
                 return max;
             }
         }

@@ -3,6 +3,7 @@
 
 use super::cards::{Card, Cards};
 use super::contract::Strain;
+use super::history::History;
 use super::position::{trump_mask, Position};
 use super::rules;
 use super::search::Search;
@@ -28,6 +29,7 @@ pub struct SolverStats {
 /// Double-dummy solver with a persistent transposition table.
 pub struct Solver {
     tt: Table,
+    history: History,
     strain: Option<Strain>,
     nodes: u64,
     searches: u64,
@@ -55,6 +57,7 @@ impl Solver {
     pub fn new(tt_bytes: usize) -> Solver {
         Solver {
             tt: Table::new(tt_bytes),
+            history: History::default(),
             strain: None,
             nodes: 0,
             searches: 0,
@@ -67,6 +70,7 @@ impl Solver {
         if self.strain != Some(strain) {
             if self.strain.is_some() {
                 self.tt.clear();
+                self.history.clear();
             }
             self.strain = Some(strain);
         }
@@ -80,6 +84,7 @@ impl Solver {
     /// Empties the table.
     pub fn clear(&mut self) {
         self.tt.clear();
+        self.history.clear();
         self.strain = None;
     }
 
@@ -121,7 +126,7 @@ impl Solver {
         self.solves += 1;
         let ply = raw.table.len();
         let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
-        let mut search = make_search(&mut self.tt, strain, raw);
+        let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
         self.nodes += nodes;
@@ -144,7 +149,7 @@ impl Solver {
         let p = (raw.leader + ply) % 3;
         let hand = raw.hands[p];
         let n = hand.count_ones() as i32;
-        let mut search = make_search(&mut self.tt, strain, raw);
+        let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];
         let mut guess = guess;
@@ -172,9 +177,15 @@ impl Solver {
     }
 }
 
-fn make_search<'t>(tt: &'t mut Table, strain: Strain, raw: RawPosition<'_>) -> Search<'t> {
+fn make_search<'t>(
+    tt: &'t mut Table,
+    history: &'t mut History,
+    strain: Strain,
+    raw: RawPosition<'_>,
+) -> Search<'t> {
     Search::new(
         tt,
+        history,
         raw.hands,
         raw.table,
         raw.leader,

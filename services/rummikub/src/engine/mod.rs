@@ -13,6 +13,7 @@ mod counts;
 mod error;
 mod groups;
 mod meld;
+mod memo;
 mod rules;
 mod runs;
 mod solver;

@@ -87,6 +87,20 @@ impl Kinds {
         }
     }
 
+    /// How many more tiles a run of this kind needs before it may stop.
+    pub(crate) fn still_needs(self, kind: usize) -> usize {
+        let l = self.min_len;
+        if kind < l - 1 {
+            l - 1 - kind
+        } else if kind == l - 1 {
+            0
+        } else if kind < 2 * l - 1 {
+            2 * l - 1 - kind
+        } else {
+            1
+        }
+    }
+
     /// May a run of this kind stop at the current number?
     pub(crate) fn may_stop(self, kind: usize) -> bool {
         kind == self.full()
@@ -210,6 +224,8 @@ pub(crate) struct RunTable {
     states: Vec<Counts>,
     /// Every open run may stop (so the colour may end here).
     stoppable: Vec<bool>,
+    /// `needs[state][d - 1]`: open runs that need a tile at `d` numbers ahead.
+    needs: Vec<[u8; MAX_KINDS / 2]>,
     max_real: usize,
     max_jokers: usize,
     /// `targets[offsets[i]..offsets[i + 1]]` for `i = (state, real, jokers)`.
@@ -247,6 +263,18 @@ impl RunTable {
         let stoppable = states
             .iter()
             .map(|c| (0..kinds.count()).all(|k| c[k] == 0 || kinds.may_stop(k)))
+            .collect();
+        let needs = states
+            .iter()
+            .map(|c| {
+                let mut need = [0u8; MAX_KINDS / 2];
+                for k in 0..kinds.count() {
+                    for slot in need.iter_mut().take(kinds.still_needs(k)) {
+                        *slot += c[k];
+                    }
+                }
+                need
+            })
             .collect();
         let sim = simulation(kinds);
         let mut offsets = Vec::with_capacity(states.len() * (max_real + 1) * (max_jokers + 1) + 1);
@@ -294,6 +322,7 @@ impl RunTable {
             kinds,
             states,
             stoppable,
+            needs,
             max_real,
             max_jokers,
             offsets,
@@ -311,6 +340,13 @@ impl RunTable {
             .get(usize::from(state))
             .copied()
             .unwrap_or([0; MAX_KINDS])
+    }
+
+    /// Open runs of `state` that need a tile `d` numbers ahead, `d = 1..`.
+    #[inline]
+    pub(crate) fn needs(&self, state: u16) -> &[u8; MAX_KINDS / 2] {
+        const NONE: [u8; MAX_KINDS / 2] = [0; MAX_KINDS / 2];
+        self.needs.get(usize::from(state)).unwrap_or(&NONE)
     }
 
     pub(crate) fn stoppable(&self, state: u16) -> bool {

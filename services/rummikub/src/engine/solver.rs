@@ -10,13 +10,11 @@
 //! tiles split into groups ([`Groups`]). The search state is packed into a
 //! `u128` and memoised; the memo's memory is kept between queries.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::counts::TileCounts;
 use super::error::Error;
 use super::groups::{shape_add, GroupPlan, Groups, Shape};
 use super::meld::{Meld, MeldKind};
+use super::memo::Memo;
 use super::rules::{Objective, RuleSet, JOKER_VALUE};
 use super::runs::{for_each_assignment, Kinds, Next, RunTable, Step, MAX_KINDS};
 use super::tile::{Colour, Tile};
@@ -52,32 +50,6 @@ pub fn best_move(
 ) -> Result<BestMove, Error> {
     Solver::new(*rules)?.best_move(table, rack, objective, opening)
 }
-
-/// FxHash-style hasher for the packed keys.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u128(&mut self, x: u128) {
-        self.write_u64(x as u64);
-        self.write_u64((x >> 64) as u64);
-        self.0 ^= self.0 >> 29;
-    }
-}
-
-/// Memo: packed key -> (value, exact); not exact means an upper bound.
-type Memo = HashMap<u128, (i32, bool), BuildHasherDefault<KeyHasher>>;
 
 /// Bit positions inside a packed key.
 #[derive(Clone, Copy, Debug)]
@@ -184,6 +156,11 @@ impl Layout {
 /// One query: which tiles must be used, which may be, and what each is worth.
 #[derive(Clone)]
 struct Query {
+    /// `face[n]`: the tile number at search position `n`. The search may run
+    /// over the numbers downwards (`mirrored`): the rules are symmetric, and
+    /// a hard instance is often easy from the other end.
+    face: [u8; 32],
+    mirrored: bool,
     /// `must[c][n]`, `optional[c][n]`: copies of colour `c`, number `n`.
     must: [[u8; 32]; 8],
     optional: [[u8; 32]; 8],
@@ -196,11 +173,44 @@ struct Query {
     threshold: usize,
     /// `bound[(n - 1) * colours + c]`: most gain still possible from there.
     bound: Vec<i32>,
+    /// `later[(n - 1) * colours + c]`: copies at number `n` of colours after `c`.
+    later: Vec<u8>,
 }
 
 impl Query {
-    fn new(rules: &RuleSet, must: &TileCounts, optional: &TileCounts, weights: Weights) -> Query {
+    /// Copies of colour `c`, number `n` that may be used.
+    #[inline]
+    fn available(&self, c: usize, n: usize) -> usize {
+        let must = self
+            .must
+            .get(c)
+            .and_then(|r| r.get(n))
+            .copied()
+            .unwrap_or(0);
+        let optional = self
+            .optional
+            .get(c)
+            .and_then(|r| r.get(n))
+            .copied()
+            .unwrap_or(0);
+        usize::from(must) + usize::from(optional)
+    }
+
+    fn new(
+        rules: &RuleSet,
+        must: &TileCounts,
+        optional: &TileCounts,
+        weights: Weights,
+        mirrored: bool,
+    ) -> Query {
+        let numbers = usize::from(rules.numbers);
+        let mut face = [0u8; 32];
+        for (n, slot) in face.iter_mut().enumerate().take(numbers + 1).skip(1) {
+            *slot = if mirrored { numbers + 1 - n } else { n } as u8;
+        }
         let mut q = Query {
+            face,
+            mirrored,
             must: [[0; 32]; 8],
             optional: [[0; 32]; 8],
             must_jokers: usize::from(must.jokers()),
@@ -209,17 +219,27 @@ impl Query {
             joker_weight: weights.joker,
             threshold: 0,
             bound: Vec::new(),
+            later: Vec::new(),
         };
-        let numbers = usize::from(rules.numbers);
         let colours = usize::from(rules.colours);
         for (c, colour) in Colour::ALL.iter().enumerate().take(colours) {
             for n in 1..=numbers {
-                q.must[c][n] = must.number(*colour, n as u8);
-                q.optional[c][n] = optional.number(*colour, n as u8);
+                q.must[c][n] = must.number(*colour, face[n]);
+                q.optional[c][n] = optional.number(*colour, face[n]);
             }
         }
         for n in 1..=numbers {
-            q.weight[n] = (weights.tile)(n as i32);
+            q.weight[n] = (weights.tile)(i32::from(face[n]));
+        }
+        q.later = vec![0; numbers * colours];
+        for n in 1..=numbers {
+            let mut acc = 0u8;
+            for c in (0..colours).rev() {
+                q.later[(n - 1) * colours + c] = acc;
+                acc = acc
+                    .saturating_add(q.must[c][n])
+                    .saturating_add(q.optional[c][n]);
+            }
         }
         q.bound = vec![0; numbers * colours + 1];
         let mut acc = q.optional_jokers as i32 * q.joker_weight;
@@ -238,12 +258,23 @@ impl Query {
 struct Weights {
     tile: fn(i32) -> i32,
     joker: i32,
+    /// The value objective (slow to approach from above alone).
+    by_value: bool,
 }
 
 impl Weights {
+    /// The objective value of placing `tiles`.
+    fn score(&self, tiles: &[Tile]) -> i32 {
+        tiles
+            .iter()
+            .map(|t| t.number().map_or(self.joker, |n| (self.tile)(i32::from(n))))
+            .sum()
+    }
+
     const NONE: Weights = Weights {
         tile: |_| 0,
         joker: 0,
+        by_value: false,
     };
 
     fn of(objective: Objective) -> Weights {
@@ -251,10 +282,12 @@ impl Weights {
             Objective::MaxTiles => Weights {
                 tile: |_| 1,
                 joker: 1,
+                by_value: false,
             },
             Objective::MaxValue => Weights {
                 tile: |n| n,
                 joker: JOKER_VALUE as i32,
+                by_value: true,
             },
         }
     }
@@ -263,12 +296,17 @@ impl Weights {
 /// The search over one query; borrows the solver's tables and memo.
 struct Search<'a> {
     numbers: usize,
+    min_len: usize,
     colours: usize,
     layout: Layout,
     runs: &'a RunTable,
     groups: &'a mut Groups,
     memo: &'a mut Memo,
     q: &'a Query,
+    /// States the search may expand before giving up (`aborted`).
+    budget: u64,
+    spent: u64,
+    aborted: bool,
 }
 
 /// What the search decided at one (number, colour).
@@ -317,33 +355,41 @@ impl Search<'_> {
         if bound < alpha {
             return bound;
         }
-        if let Some(&(v, exact)) = self.memo.get(&key) {
+        if let Some((v, exact)) = self.memo.get(key) {
             if exact || v < alpha {
                 return v;
             }
         }
+        if self.spent >= self.budget {
+            self.aborted = true;
+            return NEG;
+        }
+        self.spent += 1;
         let mut best = NEG;
-        self.for_each_child(key, &mut |search, gain, child, _| {
+        self.for_each_child(key, |search, gain, child, _| {
             let need = alpha.max(best.saturating_add(1)) - gain;
             let v = search.go(child, need);
             if v > NEG && gain + v > best {
                 best = gain + v;
             }
-            best >= bound
+            best >= bound || search.aborted
         });
-        self.memo.insert(key, (best, best >= alpha));
+        if !self.aborted {
+            self.memo.insert(key, best, best >= alpha);
+        }
         best
     }
 
-    /// The exact optimum from the root: searches with a high `alpha` first
-    /// (cheap, as most states fail low at once against the static bound) and
-    /// lowers it to the returned upper bound until that is reached.
-    fn solve(&mut self) -> i32 {
+    /// The exact optimum from the root. Searches with `alpha` at the static
+    /// bound first (cheap, as most states fail low against the bound at once)
+    /// and lowers it to the upper bound returned until that is reached. With a
+    /// `floor` (a value known to be reachable) one search from it suffices.
+    fn solve(&mut self, floor: Option<i32>) -> i32 {
         let root = self.root();
-        let mut alpha = self.q.bound.first().copied().unwrap_or(0);
+        let mut alpha = floor.unwrap_or_else(|| self.q.bound.first().copied().unwrap_or(0));
         loop {
             let v = self.go(root, alpha);
-            if v >= alpha || v <= NEG {
+            if v >= alpha || v <= NEG || self.aborted {
                 return v;
             }
             alpha = v;
@@ -354,10 +400,10 @@ impl Search<'_> {
     /// `key` (a key at the start of the next number when `key` is the last
     /// colour: then `step.jokers` includes no group jokers; see `group_jokers`).
     /// Stops when `visit` returns true.
-    fn for_each_child(
+    fn for_each_child<F: FnMut(&mut Self, i32, u128, ColourStep) -> bool>(
         &mut self,
         key: u128,
-        visit: &mut dyn FnMut(&mut Self, i32, u128, ColourStep) -> bool,
+        mut visit: F,
     ) {
         let l = self.layout;
         let q = self.q;
@@ -371,6 +417,7 @@ impl Search<'_> {
         };
         let (must, optional) = (usize::from(*must), usize::from(*optional));
         let weight = q.weight.get(n).copied().unwrap_or(0);
+        let face = usize::from(q.face.get(n).copied().unwrap_or(0));
         let state = l.state(key, c);
         let shape = l.shape(key);
         let used_jokers = l.jokers(key);
@@ -382,13 +429,19 @@ impl Search<'_> {
             let gain = (used - must) as i32 * weight;
             for to_groups in 0..=used {
                 let shape = shape_add(shape, to_groups);
+                if !last && !self.groups_viable(shape, c, n, free_jokers) {
+                    continue;
+                }
                 for jokers in 0..=free_jokers {
                     let value = if q.threshold > 0 {
-                        (value + n * (used + jokers)).min(q.threshold)
+                        (value + face * (used + jokers)).min(q.threshold)
                     } else {
                         0
                     };
                     for &to in runs.next(state, used - to_groups, jokers) {
+                        if !self.viable(c, n, to, free_jokers - jokers) {
+                            continue;
+                        }
                         let step = ColourStep {
                             used,
                             to_groups,
@@ -409,7 +462,7 @@ impl Search<'_> {
                                 continue;
                             }
                             let value = if q.threshold > 0 {
-                                (value + n * group_jokers).min(q.threshold)
+                                (value + face * group_jokers).min(q.threshold)
                             } else {
                                 0
                             };
@@ -431,12 +484,61 @@ impl Search<'_> {
         }
     }
 
+    /// Can colour `c`'s open runs `state` after number `n` still be completed?
+    /// Each run that needs `d` more tiles needs one at `n + 1..=n + d`; with
+    /// the copies there and the jokers left, not too many may need the same one.
+    #[inline]
+    fn viable(&self, c: usize, n: usize, state: u16, free_jokers: usize) -> bool {
+        let needs = self.runs.needs(state);
+        for (d, &need) in needs.iter().enumerate() {
+            if need == 0 {
+                break;
+            }
+            let at = n + d + 1;
+            let have = if at > self.numbers {
+                0
+            } else {
+                self.q.available(c, at) + free_jokers
+            };
+            if usize::from(need) > have {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Can the group tiles chosen so far at number `n` (up to colour `c`)
+    /// still be completed into groups? The colour sending the most, `max`,
+    /// needs `max` groups of at least `min_len` tiles, with what later colours
+    /// and the jokers left can add.
+    #[inline]
+    fn groups_viable(&self, shape: Shape, c: usize, n: usize, free_jokers: usize) -> bool {
+        if shape == 0 {
+            return true;
+        }
+        let (mut sum, mut max) = (0, 0);
+        for v in 1..=4 {
+            let count = ((shape >> (4 * (v - 1))) & 15) as usize;
+            if count > 0 {
+                sum += v * count;
+                max = v;
+            }
+        }
+        let later = self
+            .q
+            .later
+            .get((n - 1) * self.colours + c)
+            .copied()
+            .unwrap_or(0);
+        max * self.min_len <= sum + usize::from(later) + free_jokers
+    }
+
     /// Follows an optimal path from the root: the step taken at every
     /// (number, colour) and the group jokers at every number.
-    fn path(&mut self) -> Option<(Vec<ColourStep>, Vec<usize>)> {
+    fn path(&mut self, floor: Option<i32>) -> Option<(Vec<ColourStep>, Vec<usize>)> {
         let mut key = self.root();
-        let mut target = self.solve();
-        if target <= NEG {
+        let mut target = self.solve(floor);
+        if target <= NEG || self.aborted {
             return None;
         }
         let mut steps = Vec::with_capacity(self.numbers * self.colours);
@@ -444,7 +546,7 @@ impl Search<'_> {
         let l = self.layout;
         while l.n(key) <= self.numbers {
             let mut found = None;
-            self.for_each_child(key, &mut |search, gain, child, step| {
+            self.for_each_child(key, |search, gain, child, step| {
                 let v = search.go(child, target - gain);
                 if v > NEG && gain + v == target {
                     found = Some((child, step, v));
@@ -453,6 +555,9 @@ impl Search<'_> {
                     false
                 }
             });
+            if self.aborted {
+                return None;
+            }
             let (child, step, v) = found?;
             if l.n(child) != l.n(key) {
                 let jokers = l.jokers(child) - l.jokers(key) - step.jokers;
@@ -518,7 +623,7 @@ impl Solver {
             layout,
             runs,
             groups,
-            memo: Memo::default(),
+            memo: Memo::new(),
         })
     }
 
@@ -527,16 +632,20 @@ impl Solver {
         &self.rules
     }
 
-    fn search<'a>(&'a mut self, q: &'a Query) -> Search<'a> {
+    fn search<'a>(&'a mut self, q: &'a Query, budget: u64) -> Search<'a> {
         self.memo.clear();
         Search {
             numbers: usize::from(self.rules.numbers),
+            min_len: usize::from(self.rules.min_len),
             colours: usize::from(self.rules.colours),
             layout: self.layout,
             runs: &self.runs,
             groups: &mut self.groups,
             memo: &mut self.memo,
             q,
+            budget,
+            spent: 0,
+            aborted: false,
         }
     }
 
@@ -548,8 +657,29 @@ impl Solver {
 
     fn arrangeable(&mut self, tiles: &TileCounts) -> bool {
         let empty = TileCounts::new(&self.rules, &[]).unwrap_or_else(|_| tiles.clone());
-        let q = Query::new(&self.rules, tiles, &empty, Weights::NONE);
-        self.search(&q).solve() > NEG
+        let rules = self.rules;
+        self.race(|solver, mirrored, budget| {
+            let q = Query::new(&rules, tiles, &empty, Weights::NONE, mirrored);
+            let mut search = solver.search(&q, budget);
+            let v = search.solve(None);
+            (!search.aborted).then_some(v > NEG)
+        })
+    }
+
+    /// Runs `attempt(solver, mirrored, budget)` upwards and downwards in turn
+    /// with growing budgets until one finishes (returns `Some`). Hard inputs
+    /// are usually hard from one end only, so this bounds the work by a small
+    /// multiple of the cheaper direction.
+    fn race<T>(&mut self, mut attempt: impl FnMut(&mut Solver, bool, u64) -> Option<T>) -> T {
+        let mut budget: u64 = 4096;
+        loop {
+            for mirrored in [false, true] {
+                if let Some(out) = attempt(self, mirrored, budget) {
+                    return out;
+                }
+            }
+            budget = budget.saturating_mul(4);
+        }
     }
 
     /// Splits all `tiles` into valid melds, or `None` when impossible.
@@ -626,10 +756,26 @@ impl Solver {
         weights: Weights,
         threshold: usize,
     ) -> Option<Outcome> {
-        let mut q = Query::new(&self.rules, must, optional, weights);
-        q.threshold = threshold;
-        let (steps, group_jokers) = self.search(&q).path()?;
-        self.rebuild(&q, &steps, &group_jokers)
+        // For the value objective, the value of a most-tiles move is a
+        // reachable floor that makes one search enough.
+        let floor = if weights.by_value {
+            let tiles =
+                self.optimise(must, optional, Weights::of(Objective::MaxTiles), threshold)?;
+            Some(weights.score(&tiles.placed))
+        } else {
+            None
+        };
+        let rules = self.rules;
+        self.race(|solver, mirrored, budget| {
+            let mut q = Query::new(&rules, must, optional, weights, mirrored);
+            q.threshold = threshold;
+            let mut search = solver.search(&q, budget);
+            let path = search.path(floor);
+            if search.aborted {
+                return None;
+            }
+            Some(path.and_then(|(steps, group_jokers)| solver.rebuild(&q, &steps, &group_jokers)))
+        })
     }
 
     fn rebuild(
@@ -651,7 +797,7 @@ impl Solver {
             for c in 0..colours {
                 let step = steps.next()?;
                 let colour = Colour::from_index(c)?;
-                let tile = Tile::new(colour, n as u8)?;
+                let tile = Tile::new(colour, q.face[n])?;
                 let must = usize::from(q.must[c][n]);
                 placed.extend(std::iter::repeat_n(tile, step.used.saturating_sub(must)));
                 jokers_used += step.jokers;
@@ -664,7 +810,7 @@ impl Solver {
             let jg = group_jokers.get(n).copied().unwrap_or(0);
             jokers_used += jg;
             for plan in self.groups.plan(&to_groups, jg)? {
-                melds.push(group_meld(&plan, n as u8, colours)?);
+                melds.push(group_meld(&plan, q.face[n], colours)?);
             }
         }
         for runs in open {
@@ -678,6 +824,13 @@ impl Solver {
         let extra_jokers = jokers_used.checked_sub(q.must_jokers)?;
         placed.extend(std::iter::repeat_n(Tile::JOKER, extra_jokers));
         placed.sort();
+        if q.mirrored {
+            // Runs were built downwards.
+            for meld in melds.iter_mut().filter(|m| m.kind == MeldKind::Run) {
+                meld.tiles.reverse();
+                meld.represents.reverse();
+            }
+        }
         melds.sort_by(|a, b| (a.kind, &a.represents).cmp(&(b.kind, &b.represents)));
         Some(Outcome { placed, melds })
     }

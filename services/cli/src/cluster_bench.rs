@@ -1,0 +1,179 @@
+//! `deckhand bench cluster`: what the cluster costs and what it buys.
+//!
+//! 1. The in-process solve (one table per thread) on 1 and 2 threads: the baseline.
+//! 2. The same analysis through a coordinator on 1 and on 2 worker processes
+//!    (one solver thread each): layouts/s, the 2:1 ratio, and the overhead
+//!    against the baseline on as many threads.
+//! 3. Warm against cold tables: layouts [n, 2n) on a worker that has just solved
+//!    [0, n) with the same trumps, against the same layouts on a fresh worker.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
+use coordinator::scheduler::SchedulerConfig;
+use deckhand::proto::preferans::v1 as pb;
+use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use pb::coordinator_service_client::CoordinatorServiceClient;
+use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+use preferans_worker::engine::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
+use tonic::server::NamedService;
+use tonic::service::Routes;
+
+/// preferansRu1 of the published problems: spades, West leads.
+const VIEW: &str = "QT7.KQJ.A*8*7.KQJ";
+const CONTRACT: &str = "6S";
+
+struct WorkerProcess(Child, String);
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_worker(bin: &PathBuf) -> anyhow::Result<WorkerProcess> {
+    let addr = TcpListener::bind("127.0.0.1:0")?.local_addr()?.to_string();
+    let child = Command::new(bin)
+        .args(["--listen", &addr, "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot start {}", bin.display()))?;
+    Ok(WorkerProcess(child, addr))
+}
+
+async fn wait_serving(addr: &str) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Ok(mut c) = PreferansWorkerServiceClient::connect(format!("http://{addr}")).await {
+            if c.status(pb::StatusRequest {}).await.is_ok() {
+                return Ok(());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bail!("worker {addr} did not start")
+}
+
+async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningServer> {
+    for w in workers {
+        wait_serving(&w.1).await?;
+    }
+    let discovery = Discovery {
+        workers: workers.iter().map(|w| w.1.clone()).collect(),
+        dns: vec![],
+        interval: Duration::from_secs(3600),
+    };
+    let service = Coordinator::start(SchedulerConfig::default(), discovery).into_server(64 << 20);
+    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
+    let server = spawn(ServerConfig::loopback(), Services::new(Routes::new(service), &[name])).await?;
+    // Let the drivers see their workers before timing.
+    let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let list = client.list_workers(pb::ListWorkersRequest {}).await?.into_inner();
+        let up = list
+            .workers
+            .iter()
+            .filter(|w| w.state != pb::WorkerState::Down as i32)
+            .count();
+        if up == workers.len() {
+            return Ok(server);
+        }
+        if Instant::now() > deadline {
+            bail!("coordinator does not see its workers");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Runs one analysis through the coordinator; returns layouts/s.
+async fn analyze(server: &RunningServer, start: u32, end: u32) -> anyhow::Result<f64> {
+    let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
+    let request = pb::AnalyzeAllFoeRequest {
+        view: Some(pb::DeclarerView {
+            declarer: pb::Seat::N as i32,
+            contract: CONTRACT.into(),
+            leader: pb::Seat::W as i32,
+            compact: VIEW.into(),
+            ..Default::default()
+        }),
+        start,
+        end,
+    };
+    let began = Instant::now();
+    let mut stream = client.analyze_all_foe(request).await?.into_inner();
+    while let Some(event) = stream.message().await? {
+        if let Some(pb::analyze_all_foe_response::Event::Result(r)) = event.event {
+            return Ok(f64::from(r.layouts) / began.elapsed().as_secs_f64());
+        }
+    }
+    bail!("no result")
+}
+
+fn in_process(threads: usize, end: u32) -> anyhow::Result<f64> {
+    let contract: Contract = CONTRACT.parse()?;
+    let view = DeclarerView::from_notation(VIEW, Seat::N, contract, Seat::W)?;
+    let began = Instant::now();
+    let analysis = solve_all_foe(&view, 0..end, threads, |_| {})?;
+    Ok(f64::from(analysis.layouts()) / began.elapsed().as_secs_f64())
+}
+
+pub async fn run(layouts: u32, worker_bin: Option<PathBuf>) -> anyhow::Result<()> {
+    if layouts == 0 || 2 * layouts > LAYOUT_COUNT {
+        bail!("--layouts must be in 1..={}", LAYOUT_COUNT / 2);
+    }
+    let bin = match worker_bin {
+        Some(bin) => bin,
+        None => std::env::current_exe()?.with_file_name("preferans-worker"),
+    };
+    if !bin.exists() {
+        bail!("{} not found: build it (cargo build --release -p preferans-worker) or pass --worker-bin", bin.display());
+    }
+    println!("problem preferansRu1 ({VIEW}, {CONTRACT}, W leads), layouts 0..{layouts}");
+
+    let base1 = tokio::task::spawn_blocking(move || in_process(1, layouts)).await??;
+    let base2 = tokio::task::spawn_blocking(move || in_process(2, layouts)).await??;
+    println!("in-process, 1 thread : {base1:>9.0} layouts/s");
+    println!("in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)", base2 / base1);
+
+    let one = [start_worker(&bin)?];
+    let server = coordinator(&one).await?;
+    let cluster1 = analyze(&server, 0, layouts).await?;
+    let warm = analyze(&server, layouts, 2 * layouts).await?;
+    server.shutdown().await?;
+    drop(one);
+
+    let two = [start_worker(&bin)?, start_worker(&bin)?];
+    let server = coordinator(&two).await?;
+    let cluster2 = analyze(&server, 0, layouts).await?;
+    server.shutdown().await?;
+    drop(two);
+
+    let fresh = [start_worker(&bin)?];
+    let server = coordinator(&fresh).await?;
+    let cold = analyze(&server, layouts, 2 * layouts).await?;
+    server.shutdown().await?;
+
+    let overhead = |cluster: f64, base: f64| (base / cluster - 1.0) * 100.0;
+    println!(
+        "cluster, 1 worker   : {cluster1:>9.0} layouts/s  (overhead vs in-process 1 thread: {:+.1}%)",
+        overhead(cluster1, base1)
+    );
+    println!(
+        "cluster, 2 workers  : {cluster2:>9.0} layouts/s  ({:.2}x of 1 worker; overhead vs in-process 2 threads: {:+.1}%)",
+        cluster2 / cluster1,
+        overhead(cluster2, base2)
+    );
+    println!(
+        "layouts {layouts}..{}: warm worker {warm:.0} layouts/s, cold worker {cold:.0} layouts/s ({:.2}x)",
+        2 * layouts,
+        warm / cold
+    );
+    Ok(())
+}

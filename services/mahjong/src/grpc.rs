@@ -1,0 +1,167 @@
+//! gRPC adapter of the mahjong engine: validates and translates protobuf
+//! messages, calls the engine, translates back. No game logic lives here.
+
+use deckhand::proto::mahjong::v1 as pb;
+use deckhand::status::{check_batch, invalid, missing};
+use tonic::{Request, Response, Status};
+
+use crate::engine::{check_win, shanten, waits, Decomposition, Form, Tile, TileCounts};
+
+pub use pb::mahjong_service_server::MahjongServiceServer;
+
+/// Default port of the mahjong service.
+pub const DEFAULT_PORT: u16 = 50053;
+/// Default largest number of hands in one batch request.
+pub const DEFAULT_MAX_BATCH: usize = 100_000;
+/// Batches of more hands than this are computed on the blocking pool, off the
+/// async I/O threads.
+pub const BLOCKING_BATCH: usize = 1_000;
+
+/// The MahjongService implementation.
+#[derive(Debug, Clone)]
+pub struct Mahjong {
+    max_batch: usize,
+}
+
+impl Default for Mahjong {
+    fn default() -> Self {
+        Mahjong::new(DEFAULT_MAX_BATCH)
+    }
+}
+
+impl Mahjong {
+    pub fn new(max_batch: usize) -> Self {
+        Mahjong { max_batch }
+    }
+
+    /// The tonic server of this service with the message-size limit applied.
+    pub fn into_server(self, max_message_bytes: usize) -> MahjongServiceServer<Mahjong> {
+        MahjongServiceServer::new(self)
+            .max_decoding_message_size(max_message_bytes)
+            .max_encoding_message_size(max_message_bytes)
+    }
+
+    /// Checks the batch size, then converts every hand and answers it with
+    /// `answer` (which also gets the hand's field name, for errors), in
+    /// request order. Batches of more than [`BLOCKING_BATCH`] hands run on the
+    /// blocking pool.
+    async fn batch<T, F>(&self, hands: Vec<pb::Hand>, answer: F) -> Result<Vec<T>, Status>
+    where
+        T: Send + 'static,
+        F: Fn(&TileCounts, &str) -> Result<T, Status> + Send + 'static,
+    {
+        check_batch("hands", hands.len(), self.max_batch)?;
+        let big = hands.len() > BLOCKING_BATCH;
+        let work = move || {
+            hands
+                .iter()
+                .enumerate()
+                .map(|(i, hand)| {
+                    let field = format!("hands[{i}]");
+                    answer(&counts(hand, &field)?, &field)
+                })
+                .collect::<Result<Vec<T>, Status>>()
+        };
+        if big {
+            tokio::task::spawn_blocking(work)
+                .await
+                .map_err(|e| Status::internal(format!("batch task failed: {e}")))?
+        } else {
+            work()
+        }
+    }
+}
+
+/// Converts a wire hand into tile counts; `field` names it in errors (e.g. `hands[3]`).
+fn counts(hand: &pb::Hand, field: &str) -> Result<TileCounts, Status> {
+    match &hand.tiles {
+        None => Err(missing(field)),
+        Some(pb::hand::Tiles::Text(text)) => {
+            text.parse::<TileCounts>().map_err(|e| invalid(field, e))
+        }
+        Some(pb::hand::Tiles::Counts(bytes)) => {
+            TileCounts::try_from(bytes.as_slice()).map_err(|e| invalid(field, e))
+        }
+    }
+}
+
+fn id(tile: Tile) -> i32 {
+    i32::from(tile.id())
+}
+
+fn form(form: Form) -> pb::Form {
+    match form {
+        Form::Standard => pb::Form::Standard,
+        Form::SevenPairs => pb::Form::SevenPairs,
+        Form::ThirteenOrphans => pb::Form::ThirteenOrphans,
+    }
+}
+
+fn to_decomposition(d: &Decomposition) -> pb::Decomposition {
+    pb::Decomposition {
+        pair: id(d.pair),
+        triplets: d.triplets.iter().copied().map(id).collect(),
+        sequences: d.sequences.iter().copied().map(id).collect(),
+        form: form(d.form) as i32,
+        pairs: d.pairs.iter().copied().map(id).collect(),
+    }
+}
+
+#[tonic::async_trait]
+impl pb::mahjong_service_server::MahjongService for Mahjong {
+    async fn check_win(
+        &self,
+        request: Request<pb::CheckWinRequest>,
+    ) -> Result<Response<pb::CheckWinResponse>, Status> {
+        let results = self
+            .batch(request.into_inner().hands, |hand, _| {
+                let result = check_win(hand);
+                Ok(pb::WinResult {
+                    win: result.win,
+                    decompositions: result.decompositions.iter().map(to_decomposition).collect(),
+                })
+            })
+            .await?;
+        Ok(Response::new(pb::CheckWinResponse { results }))
+    }
+
+    async fn shanten(
+        &self,
+        request: Request<pb::ShantenRequest>,
+    ) -> Result<Response<pb::ShantenResponse>, Status> {
+        let results = self
+            .batch(request.into_inner().hands, |hand, _| {
+                let s = shanten(hand);
+                Ok(pb::ShantenResult {
+                    standard: i32::from(s.standard),
+                    seven_pairs: s.seven_pairs.map(i32::from),
+                    thirteen_orphans: s.thirteen_orphans.map(i32::from),
+                    minimum: i32::from(s.minimum),
+                })
+            })
+            .await?;
+        Ok(Response::new(pb::ShantenResponse { results }))
+    }
+
+    async fn waits(
+        &self,
+        request: Request<pb::WaitsRequest>,
+    ) -> Result<Response<pb::WaitsResponse>, Status> {
+        let results = self
+            .batch(request.into_inner().hands, |hand, field| {
+                let waits = waits(hand).map_err(|e| invalid(field, e))?;
+                Ok(pb::WaitsResult {
+                    waits: waits
+                        .iter()
+                        .map(|w| pb::Wait {
+                            tile: id(w.tile),
+                            text: w.tile.to_string(),
+                            unseen: u32::from(w.unseen),
+                        })
+                        .collect(),
+                })
+            })
+            .await?;
+        Ok(Response::new(pb::WaitsResponse { results }))
+    }
+}
