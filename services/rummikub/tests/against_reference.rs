@@ -8,7 +8,7 @@ mod common;
 use common::reference::{score, Reference};
 use common::{check_move, meld_ok, sorted};
 use proptest::prelude::*;
-use rummikub::engine::{BestMove, Colour, Error, Objective, RuleSet, Solver, Tile};
+use rummikub::engine::{BestMove, Colour, Error, Objective, RuleSet, SearchOrder, Solver, Tile};
 
 fn rules() -> impl Strategy<Value = RuleSet> {
     (
@@ -101,6 +101,14 @@ fn build(
     out
 }
 
+fn order() -> impl Strategy<Value = SearchOrder> {
+    prop_oneof![
+        Just(SearchOrder::Race),
+        Just(SearchOrder::Upwards),
+        Just(SearchOrder::Downwards)
+    ]
+}
+
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
@@ -116,11 +124,13 @@ proptest! {
         rules in rules(),
         meld_picks in prop::collection::vec(0usize..10_000, 0..4),
         extra in prop::collection::vec(0usize..10_000, 0..4),
+        order in order(),
     ) {
         let reference = Reference::new(rules);
         let mut tiles = Box_::new(&rules);
         let input = build(&reference, &mut tiles, &meld_picks, &extra);
         let mut solver = Solver::new(rules).unwrap();
+        solver.set_order(order);
         let melds = solver.arrange(&input).unwrap();
         prop_assert_eq!(melds.is_some(), reference.arrangeable(&input), "{:?}", input);
         prop_assert_eq!(solver.is_arrangeable(&input).unwrap(), melds.is_some());
@@ -142,6 +152,7 @@ proptest! {
         rack_picks in prop::collection::vec(0usize..10_000, 0..5),
         max_value in any::<bool>(),
         opening in any::<bool>(),
+        order in order(),
     ) {
         let reference = Reference::new(rules);
         let mut tiles = Box_::new(&rules);
@@ -151,6 +162,7 @@ proptest! {
         rack.truncate(8);
         let objective = if max_value { Objective::MaxValue } else { Objective::MaxTiles };
         let mut solver = Solver::new(rules).unwrap();
+        solver.set_order(order);
         let result = solver.best_move(&table, &rack, objective, opening);
         match reference.best_move(&table, &rack, objective, opening) {
             None => {

@@ -268,9 +268,9 @@ impl RunTable {
             .iter()
             .map(|c| {
                 let mut need = [0u8; MAX_KINDS / 2];
-                for k in 0..kinds.count() {
+                for (k, &count) in c.iter().enumerate().take(kinds.count()) {
                     for slot in need.iter_mut().take(kinds.still_needs(k)) {
-                        *slot += c[k];
+                        *slot += count;
                     }
                 }
                 need

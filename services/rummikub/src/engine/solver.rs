@@ -223,13 +223,13 @@ impl Query {
         };
         let colours = usize::from(rules.colours);
         for (c, colour) in Colour::ALL.iter().enumerate().take(colours) {
-            for n in 1..=numbers {
-                q.must[c][n] = must.number(*colour, face[n]);
-                q.optional[c][n] = optional.number(*colour, face[n]);
+            for (n, &number) in face.iter().enumerate().take(numbers + 1).skip(1) {
+                q.must[c][n] = must.number(*colour, number);
+                q.optional[c][n] = optional.number(*colour, number);
             }
         }
-        for n in 1..=numbers {
-            q.weight[n] = (weights.tile)(i32::from(face[n]));
+        for (weight, &number) in q.weight.iter_mut().zip(&face).take(numbers + 1).skip(1) {
+            *weight = (weights.tile)(i32::from(number));
         }
         q.later = vec![0; numbers * colours];
         for n in 1..=numbers {
@@ -586,6 +586,19 @@ struct Outcome {
     melds: Vec<Meld>,
 }
 
+/// The direction the search walks the numbers in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SearchOrder {
+    /// Upwards and downwards in turn with growing state budgets until one
+    /// finishes (default): a hard instance is rarely hard from both ends.
+    #[default]
+    Race,
+    /// Only upwards (1, 2, ...).
+    Upwards,
+    /// Only downwards (numbers, numbers - 1, ...).
+    Downwards,
+}
+
 /// Reusable solver for one [`RuleSet`]: holds the run and group tables and
 /// the memo, whose memory is reused by later queries.
 pub struct Solver {
@@ -594,6 +607,7 @@ pub struct Solver {
     runs: RunTable,
     groups: Groups,
     memo: Memo,
+    order: SearchOrder,
 }
 
 impl Solver {
@@ -624,12 +638,19 @@ impl Solver {
             runs,
             groups,
             memo: Memo::new(),
+            order: SearchOrder::Race,
         })
     }
 
     /// The rule set.
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    /// Sets the search direction (results do not depend on it, only speed;
+    /// tests use it to check both directions).
+    pub fn set_order(&mut self, order: SearchOrder) {
+        self.order = order;
     }
 
     fn search<'a>(&'a mut self, q: &'a Query, budget: u64) -> Search<'a> {
@@ -671,9 +692,14 @@ impl Solver {
     /// are usually hard from one end only, so this bounds the work by a small
     /// multiple of the cheaper direction.
     fn race<T>(&mut self, mut attempt: impl FnMut(&mut Solver, bool, u64) -> Option<T>) -> T {
-        let mut budget: u64 = 4096;
+        let directions: &[bool] = match self.order {
+            SearchOrder::Race => &[false, true],
+            SearchOrder::Upwards => &[false],
+            SearchOrder::Downwards => &[true],
+        };
+        let mut budget: u64 = if directions.len() > 1 { 4096 } else { u64::MAX };
         loop {
-            for mirrored in [false, true] {
+            for &mirrored in directions {
                 if let Some(out) = attempt(self, mirrored, budget) {
                     return out;
                 }
