@@ -218,7 +218,7 @@ async fn shanten_values() {
         // Ready for thirteen orphans only.
         text("19m19p19s1234567z"),
         // Six pairs and a single: ready for seven pairs.
-        text("1199p1133557799s").clone(),
+        text("1199p1133557799s"),
         // Four copies of 1m: the only "wait" would be a fifth 1m, so 1-shanten.
         text("1111m"),
         // 11 tiles: the special forms are undefined.
@@ -358,7 +358,7 @@ async fn big_batches_keep_request_order() {
         assert_eq!(r.win, i % 3 == 0, "hands[{i}]");
     }
     let results = client
-        .waits(waits(hands[1..3].repeat(BLOCKING_BATCH)))
+        .waits(waits(hands[1..3].iter().cycle().take(2 * BLOCKING_BATCH).cloned().collect()))
         .await
         .unwrap()
         .into_inner()
@@ -461,7 +461,8 @@ async fn a_smaller_batch_limit_is_enforced() {
     let two = vec![text("1m"), text("2m")];
     let r = client.waits(waits(two.clone())).await.unwrap().into_inner();
     assert_eq!(r.results.len(), 2);
-    let r = client.waits(waits(two.repeat(2)[..3].to_vec())).await;
+    let three = vec![text("1m"), text("2m"), text("3m")];
+    let r = client.waits(waits(three)).await;
     assert_invalid(r, &["hands", "batch of 3 items is over the limit of 2"]);
     server.shutdown().await.unwrap();
 }

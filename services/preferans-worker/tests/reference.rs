@@ -7,6 +7,9 @@ use std::cell::RefCell;
 use preferans_worker::engine::{BySeat, Card, Cards, Position, Seat, Solver, Strain, Suit};
 use proptest::prelude::*;
 
+/// Cards on the table: (seat, (suit, rank)).
+type Trick = Vec<(usize, (u8, u8))>;
+
 /// Independent reference model: cards as (suit, rank) with rank 0 = ace.
 #[derive(Clone)]
 struct Reference {
@@ -58,7 +61,7 @@ impl Reference {
     }
 
     /// Declarer tricks from the current trick to the end under minimax play.
-    fn value(&mut self, leader: usize, trick: &mut Vec<(usize, (u8, u8))>) -> u32 {
+    fn value(&mut self, leader: usize, trick: &mut Trick) -> u32 {
         if trick.len() == 3 {
             let w = self.winner(trick);
             let saved = std::mem::take(trick);
@@ -86,7 +89,7 @@ impl Reference {
     fn value_after(
         &mut self,
         leader: usize,
-        trick: &mut Vec<(usize, (u8, u8))>,
+        trick: &mut Trick,
         seat: usize,
         card: (u8, u8),
     ) -> u32 {
@@ -146,7 +149,7 @@ fn case(max_n: usize) -> impl Strategy<Value = Case> {
 }
 
 /// Builds the reference model, the engine position and the played cards of a case.
-fn build(case: &Case) -> (Reference, Vec<(usize, (u8, u8))>, Position) {
+fn build(case: &Case) -> (Reference, Trick, Position) {
     let strain = strain_of(case.strain);
     let mut reference = Reference {
         hands: [Vec::new(), Vec::new(), Vec::new()],

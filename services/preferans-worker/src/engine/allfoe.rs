@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::cards::Card;
 use super::contract::Contract;
 use super::layouts::{layouts, LAYOUT_COUNT};
-use super::solver::{RawPosition, Solver};
+use super::search::RawPosition;
+use super::solver::Solver;
 use super::tt::DEFAULT_TT_BYTES;
 use super::view::{DeclarerView, ViewError};
 

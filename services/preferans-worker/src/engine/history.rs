@@ -1,17 +1,9 @@
 //! History heuristic: cards that caused cut-offs, per seat, kept across solves
 //! (neighbouring layouts of an all-foe run share most good plays).
 
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) struct History {
     counts: [[u32; 32]; 3],
-}
-
-impl Default for History {
-    fn default() -> History {
-        History {
-            counts: [[0; 32]; 3],
-        }
-    }
 }
 
 impl History {

@@ -13,6 +13,16 @@ use super::tt::{self, Table, NO_MOVE};
 /// (cheaper than a likely cache miss).
 const NO_TABLE_BELOW: i32 = 2;
 
+/// Internal description of a position to search (no validation: callers guarantee it).
+#[derive(Clone, Copy)]
+pub(crate) struct RawPosition<'a> {
+    pub hands: [u32; 3],
+    /// Cards already in the current trick, in play order.
+    pub table: &'a [u8],
+    pub leader: usize,
+    pub declarer: usize,
+}
+
 /// Mutable search state for one solve; seats are indices 0..3 (N, E, W).
 pub(crate) struct Search<'t> {
     pub(super) tt: &'t mut Table,
@@ -35,13 +45,16 @@ impl<'t> Search<'t> {
     pub fn new(
         tt: &'t mut Table,
         history: &'t mut History,
-        hands: [u32; 3],
-        table: &[u8],
-        leader: usize,
-        declarer: usize,
+        raw: RawPosition<'_>,
         trumps: u32,
         misere: bool,
     ) -> Search<'t> {
+        let RawPosition {
+            hands,
+            table,
+            leader,
+            declarer,
+        } = raw;
         let mut cards = [0u8; 3];
         let mut live = hands[0] | hands[1] | hands[2];
         for (slot, &c) in cards.iter_mut().zip(table) {

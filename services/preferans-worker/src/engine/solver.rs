@@ -6,7 +6,7 @@ use super::contract::Strain;
 use super::history::History;
 use super::position::{trump_mask, Position};
 use super::rules;
-use super::search::Search;
+use super::search::{RawPosition, Search};
 use super::tt::{Table, DEFAULT_TT_BYTES};
 
 /// Counters of a solver since creation (table fill since the last clear).
@@ -40,15 +40,6 @@ impl Default for Solver {
     fn default() -> Solver {
         Solver::new(DEFAULT_TT_BYTES)
     }
-}
-
-/// Internal description of a position to search (no validation: callers guarantee it).
-#[derive(Clone, Copy)]
-pub(crate) struct RawPosition<'a> {
-    pub hands: [u32; 3],
-    pub table: &'a [u8],
-    pub leader: usize,
-    pub declarer: usize,
 }
 
 impl Solver {
@@ -183,16 +174,7 @@ fn make_search<'t>(
     strain: Strain,
     raw: RawPosition<'_>,
 ) -> Search<'t> {
-    Search::new(
-        tt,
-        history,
-        raw.hands,
-        raw.table,
-        raw.leader,
-        raw.declarer,
-        trump_mask(strain),
-        strain.is_misere(),
-    )
+    Search::new(tt, history, raw, trump_mask(strain), strain.is_misere())
 }
 
 fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {

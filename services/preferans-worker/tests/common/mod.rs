@@ -51,8 +51,7 @@ impl Json {
 pub fn parse_json(text: &str) -> Json {
     let bytes = text.as_bytes();
     let mut i = 0;
-    let v = value(bytes, &mut i);
-    v
+    value(bytes, &mut i)
 }
 
 fn ws(b: &[u8], i: &mut usize) {

@@ -277,6 +277,7 @@ impl RunTable {
             })
             .collect();
         let sim = simulation(kinds);
+        let prune = states.len() <= 512 && max_runs <= 5;
         let mut offsets = Vec::with_capacity(states.len() * (max_real + 1) * (max_jokers + 1) + 1);
         let mut targets = Vec::new();
         offsets.push(0);
@@ -293,23 +294,26 @@ impl RunTable {
                     targets[start..].sort_unstable();
                     let mut found: Vec<u16> = targets.split_off(start);
                     found.dedup();
-                    // Keep only results no other result dominates.
+                    // Keep only results no other result dominates (a pure
+                    // speed-up; skipped for big tables, where the exhaustive
+                    // dominance test would make building the table slow).
                     for (i, &a) in found.iter().enumerate() {
-                        let beaten = found.iter().enumerate().any(|(k, &b)| {
-                            k != i
-                                && dominates(
-                                    kinds,
-                                    &sim,
-                                    &states[usize::from(b)],
-                                    &states[usize::from(a)],
-                                )
-                                && (!dominates(
-                                    kinds,
-                                    &sim,
-                                    &states[usize::from(a)],
-                                    &states[usize::from(b)],
-                                ) || k < i)
-                        });
+                        let beaten = prune
+                            && found.iter().enumerate().any(|(k, &b)| {
+                                k != i
+                                    && dominates(
+                                        kinds,
+                                        &sim,
+                                        &states[usize::from(b)],
+                                        &states[usize::from(a)],
+                                    )
+                                    && (!dominates(
+                                        kinds,
+                                        &sim,
+                                        &states[usize::from(a)],
+                                        &states[usize::from(b)],
+                                    ) || k < i)
+                            });
                         if !beaten {
                             targets.push(a);
                         }

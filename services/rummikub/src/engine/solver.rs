@@ -69,10 +69,10 @@ impl Layout {
         Layout {
             state_bits,
             n_at,
-            layer_at: n_at + 5,
-            shape_at: n_at + 9,
-            jokers_at: n_at + 25,
-            value_at: n_at + 28,
+            layer_at: n_at + 6,
+            shape_at: n_at + 10,
+            jokers_at: n_at + 26,
+            value_at: n_at + 29,
         }
     }
 
@@ -108,7 +108,7 @@ impl Layout {
 
     #[inline]
     fn n(&self, key: u128) -> usize {
-        Self::field(key, self.n_at, 5)
+        Self::field(key, self.n_at, 6)
     }
 
     #[inline]
