@@ -124,12 +124,7 @@ async fn agari_cases_through_check_win() {
         let expected = row[1] == "True";
         assert_eq!(result.win, expected, "{row:?}");
         assert_eq!(result.win, !result.decompositions.is_empty(), "{row:?}");
-        let has = |form: pb::Form| {
-            result
-                .decompositions
-                .iter()
-                .any(|d| d.form == form as i32)
-        };
+        let has = |form: pb::Form| result.decompositions.iter().any(|d| d.form == form as i32);
         if expected && row[2].contains("chitoitsu") {
             assert!(has(pb::Form::SevenPairs), "{row:?}");
         }
@@ -237,7 +232,8 @@ async fn shanten_values() {
         minimum,
     };
     assert_eq!(results[0], r(0, Some(4), Some(8), 0));
-    assert_eq!(results[1], r(-1, Some(5), Some(8), -1));
+    // 222z holds a pair, so seven pairs counts two pairs: 6 - 2.
+    assert_eq!(results[1], r(-1, Some(4), Some(8), -1));
     assert_eq!(results[2].thirteen_orphans, Some(0));
     assert_eq!(results[2].minimum, 0);
     assert!(results[2].standard > 0);
@@ -256,8 +252,11 @@ async fn waits_with_unseen_counts_and_the_four_copies_rule() {
         text("1112345678999m"),
         // Shanpon on 1z / 2z, two copies of each held.
         text("123m456p789s1122z"),
-        // 111m + 1m + 5z: a fifth 1m does not exist, so only 5z.
-        text("1111m234567p789s5z"),
+        // 111m 123m + a 5z tanki (7 tiles, two melds called); a fifth 1m
+        // does not exist, so 5z is the only wait.
+        text("1111m23m5z"),
+        // By shape a 1m tanki, but that would be a fifth 1m: no waits at all.
+        text("1111m234567p789s"),
         // One tile: a tanki wait on itself.
         text("7z"),
     ];
@@ -285,7 +284,8 @@ async fn waits_with_unseen_counts_and_the_four_copies_rule() {
         vec![(27, "1z".into(), 2), (28, "2z".into(), 2)]
     );
     assert_eq!(list(&results[2]), vec![(31, "5z".into(), 3)]);
-    assert_eq!(list(&results[3]), vec![(33, "7z".into(), 3)]);
+    assert_eq!(list(&results[3]), vec![]);
+    assert_eq!(list(&results[4]), vec![(33, "7z".into(), 3)]);
     server.shutdown().await.unwrap();
 }
 
@@ -358,7 +358,14 @@ async fn big_batches_keep_request_order() {
         assert_eq!(r.win, i % 3 == 0, "hands[{i}]");
     }
     let results = client
-        .waits(waits(hands[1..3].iter().cycle().take(2 * BLOCKING_BATCH).cloned().collect()))
+        .waits(waits(
+            hands[1..3]
+                .iter()
+                .cycle()
+                .take(2 * BLOCKING_BATCH)
+                .cloned()
+                .collect(),
+        ))
         .await
         .unwrap()
         .into_inner()
@@ -384,9 +391,13 @@ async fn bad_input_is_invalid_argument_naming_the_hand() {
     // Unknown tile text.
     let r = client.check_win(check_win(vec![ok(), text("123x")])).await;
     assert_invalid(r, &["hands[1]", "unknown tile text", "\"x\"", "position 3"]);
-    let r = client.check_win(check_win(vec![text("123m456p789s118z")])).await;
+    let r = client
+        .check_win(check_win(vec![text("123m456p789s118z")]))
+        .await;
     assert_invalid(r, &["hands[0]", "no such honour", "8z"]);
-    let r = client.shanten(shanten(vec![ok(), ok(), text("123m45")])).await;
+    let r = client
+        .shanten(shanten(vec![ok(), ok(), text("123m45")]))
+        .await;
     assert_invalid(r, &["hands[2]", "no suit letter"]);
     // A fifth copy.
     let r = client

@@ -43,8 +43,17 @@ fn view(notation: &str, strain: Strain, leader: Seat) -> DeclarerView {
     DeclarerView::from_notation(notation, Seat::N, contract, leader).expect("valid problem")
 }
 
+/// Table size: `PREFERANS_BENCH_TT_MB` (default 64).
+fn new_solver() -> Solver {
+    let mb: usize = std::env::var("PREFERANS_BENCH_TT_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    Solver::new(mb << 20)
+}
+
 fn run(view: &DeclarerView, n: u32) -> (Analysis, Solver) {
-    let mut solver = Solver::default();
+    let mut solver = new_solver();
     let mut analysis = Analysis::new(view);
     solve_layouts(&mut solver, view, 0..n, |r| {
         analysis.add(&r);
@@ -79,7 +88,7 @@ fn layouts(c: &mut Criterion) {
         );
         group.bench_function(format!("{name}/{n}"), |b| {
             b.iter_batched(
-                Solver::default,
+                new_solver,
                 |mut solver| {
                     let mut sum = 0u32;
                     solve_layouts(&mut solver, &view, 0..n, |r| {

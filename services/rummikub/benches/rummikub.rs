@@ -186,6 +186,9 @@ fn time_one(mut f: impl FnMut()) -> Duration {
 }
 
 fn summary(label: &str, mut times: Vec<Duration>, count: &str) {
+    if times.is_empty() {
+        return;
+    }
     times.sort();
     let median = times.get(times.len() / 2).copied().unwrap_or_default();
     let max = times.last().copied().unwrap_or_default();

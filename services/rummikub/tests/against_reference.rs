@@ -1,12 +1,12 @@
 //! Property tests: the engine agrees with the brute-force reference on small
-//! rule sets (4-6 numbers, 2-4 colours, 1-2 copies, 0-2 jokers, melds of
+//! rule sets (4-6 numbers, 2-5 colours, 1-2 copies, 0-2 jokers, melds of
 //! 2 or 3), and every arrangement it returns is valid and uses exactly the
 //! tiles it was given.
 
 mod common;
 
 use common::reference::{score, Reference};
-use common::{check_move, meld_ok, sorted};
+use common::{check_move, config, meld_ok, sorted};
 use proptest::prelude::*;
 use rummikub::engine::{BestMove, Colour, Error, Objective, RuleSet, SearchOrder, Solver, Tile};
 
@@ -109,15 +109,8 @@ fn order() -> impl Strategy<Value = SearchOrder> {
     ]
 }
 
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config(400))]
+    #![proptest_config(config(1500))]
 
     #[test]
     fn arrange_agrees(
@@ -142,6 +135,11 @@ proptest! {
             prop_assert_eq!(sorted(laid), sorted(input));
         }
     }
+
+}
+
+proptest! {
+    #![proptest_config(config(1000))]
 
     #[test]
     fn best_move_agrees(

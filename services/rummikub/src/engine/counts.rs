@@ -13,13 +13,20 @@ pub struct TileCounts {
     total: u32,
 }
 
+impl Default for TileCounts {
+    /// The empty multiset (valid under every rule set).
+    fn default() -> TileCounts {
+        TileCounts {
+            counts: [0; 256],
+            total: 0,
+        }
+    }
+}
+
 impl TileCounts {
     /// Collects and validates `tiles`.
     pub fn new(rules: &RuleSet, tiles: &[Tile]) -> Result<TileCounts, Error> {
-        let mut counts = TileCounts {
-            counts: [0; 256],
-            total: 0,
-        };
+        let mut counts = TileCounts::default();
         for &tile in tiles {
             check_tile(rules, tile)?;
             counts.add(tile);

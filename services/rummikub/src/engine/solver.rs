@@ -9,6 +9,23 @@
 //! number it decides how many jokers join groups and checks that the group
 //! tiles split into groups ([`Groups`]). The search state is packed into a
 //! `u128` and memoised; the memo's memory is kept between queries.
+//!
+//! What keeps it fast:
+//! * transitions whose open runs are dominated by another transition's are
+//!   dropped when the run table is built ([`RunTable`]);
+//! * a colour whose open runs need more tiles ahead than exist (or than fit
+//!   below `numbers`), or group tiles that the later colours cannot complete,
+//!   are cut at once instead of one number later;
+//! * the objective is searched alpha-beta style against a static upper bound
+//!   (all remaining rack tiles), starting high, so most states fail low at
+//!   once; for the value objective a most-tiles move supplies a floor;
+//! * the numbers may be walked downwards as well: [`SearchOrder::Race`] tries
+//!   both directions with growing budgets, as a hard instance is usually easy
+//!   from the other end.
+//!
+//! Decision (arrange) and optimisation (best move) are the same search: the
+//! table's tiles must be used, the rack's may be; arranging is a best move
+//! with an empty rack.
 
 use super::counts::TileCounts;
 use super::error::Error;
@@ -677,7 +694,7 @@ impl Solver {
     }
 
     fn arrangeable(&mut self, tiles: &TileCounts) -> bool {
-        let empty = TileCounts::new(&self.rules, &[]).unwrap_or_else(|_| tiles.clone());
+        let empty = TileCounts::default();
         let rules = self.rules;
         self.race(|solver, mirrored, budget| {
             let q = Query::new(&rules, tiles, &empty, Weights::NONE, mirrored);
@@ -711,7 +728,7 @@ impl Solver {
     /// Splits all `tiles` into valid melds, or `None` when impossible.
     pub fn arrange(&mut self, tiles: &[Tile]) -> Result<Option<Vec<Meld>>, Error> {
         let tiles = TileCounts::new(&self.rules, tiles)?;
-        let empty = TileCounts::new(&self.rules, &[])?;
+        let empty = TileCounts::default();
         Ok(self
             .optimise(&tiles, &empty, Weights::NONE, 0)
             .map(|outcome| outcome.melds))
@@ -738,7 +755,7 @@ impl Solver {
         let table = TileCounts::new(&self.rules, table)?;
         let rack = TileCounts::new(&self.rules, rack)?;
         table.union(&rack, &self.rules)?;
-        let empty = TileCounts::new(&self.rules, &[])?;
+        let empty = TileCounts::default();
         let weights = Weights::of(objective);
         let Some(table_outcome) = self.optimise(&table, &empty, Weights::NONE, 0) else {
             let leftover = self.leftover(&table, &empty);

@@ -3,7 +3,19 @@
 
 pub mod reference;
 
+use proptest::test_runner::Config as ProptestConfig;
 use rummikub::engine::{BestMove, Meld, MeldKind, RuleSet, Tile};
+
+/// `cases`, unless `PROPTEST_CASES` asks for another count (long release runs).
+pub fn config(cases: u32) -> ProptestConfig {
+    let env = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    ProptestConfig {
+        cases: env.unwrap_or(cases),
+        ..ProptestConfig::default()
+    }
+}
 
 /// Independent validity check of one meld under `rules`.
 pub fn meld_ok(rules: &RuleSet, meld: &Meld) -> bool {
