@@ -58,7 +58,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 hand_ops_unary(client.clone(), level, duration).await?;
             }
         }
-        Command::Cluster { layouts, worker_bin } => {
+        Command::Cluster {
+            layouts,
+            worker_bin,
+        } => {
             crate::cluster_bench::run(layouts, worker_bin).await?;
         }
     }

@@ -71,12 +71,19 @@ async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningServer>
     };
     let service = Coordinator::start(SchedulerConfig::default(), discovery).into_server(64 << 20);
     let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    let server = spawn(ServerConfig::loopback(), Services::new(Routes::new(service), &[name])).await?;
+    let server = spawn(
+        ServerConfig::loopback(),
+        Services::new(Routes::new(service), &[name]),
+    )
+    .await?;
     // Let the drivers see their workers before timing.
     let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let list = client.list_workers(pb::ListWorkersRequest {}).await?.into_inner();
+        let list = client
+            .list_workers(pb::ListWorkersRequest {})
+            .await?
+            .into_inner();
         let up = list
             .workers
             .iter()
@@ -140,7 +147,10 @@ pub async fn run(layouts: u32, worker_bin: Option<PathBuf>) -> anyhow::Result<()
     let base1 = tokio::task::spawn_blocking(move || in_process(1, layouts)).await??;
     let base2 = tokio::task::spawn_blocking(move || in_process(2, layouts)).await??;
     println!("in-process, 1 thread : {base1:>9.0} layouts/s");
-    println!("in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)", base2 / base1);
+    println!(
+        "in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)",
+        base2 / base1
+    );
 
     let one = [start_worker(&bin)?];
     let server = coordinator(&one).await?;

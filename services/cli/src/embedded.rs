@@ -7,6 +7,7 @@ use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
 use coordinator::scheduler::SchedulerConfig;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
+use mahjong::grpc::{Mahjong, MahjongServiceServer};
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -34,10 +35,14 @@ impl Target {
             None => {
                 let hand_ops: HandOpsServiceServer<HandOps> =
                     HandOps::default().into_server(MAX_MESSAGE_BYTES);
+                let mahjong: MahjongServiceServer<Mahjong> =
+                    Mahjong::default().into_server(MAX_MESSAGE_BYTES);
                 let worker =
                     Worker::new(SolverPool::new(1, 1 << 20)).into_server(MAX_MESSAGE_BYTES);
-                let names = [name(&hand_ops), name(&worker)];
-                let routes = Routes::new(hand_ops).add_service(worker);
+                let names = [name(&hand_ops), name(&mahjong), name(&worker)];
+                let routes = Routes::new(hand_ops)
+                    .add_service(mahjong)
+                    .add_service(worker);
                 let server = spawn(ServerConfig::loopback(), Services::new(routes, &names)).await?;
                 Target::local(vec![server]).await
             }

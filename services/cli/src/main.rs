@@ -12,6 +12,7 @@ mod bench;
 mod cluster_bench;
 mod embedded;
 mod handops;
+mod mahjong;
 mod preferans;
 
 #[derive(Debug, Parser)]
@@ -29,6 +30,8 @@ struct Cli {
 enum Command {
     /// Dou Dizhu hand algebra (hand-ops service).
     Handops(handops::Args),
+    /// Mahjong win check, shanten and waits (mahjong service).
+    Mahjong(mahjong::Args),
     /// Double-dummy preferans (preferans-worker and coordinator services).
     Preferans(preferans::Args),
     /// Load benchmarks of a service over gRPC.
@@ -40,6 +43,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Handops(args) => handops::run(args).await,
+        Command::Mahjong(args) => mahjong::run(args).await,
         Command::Preferans(args) => preferans::run(args).await,
         Command::Bench(args) => bench::run(args).await,
     };

@@ -10,6 +10,8 @@ use tonic::service::Routes;
 use tonic::transport::Channel;
 use tonic::Code;
 
+use deckhand::testing::assert_invalid;
+
 const SERVICE: &str = <HandOpsServiceServer<HandOps> as NamedService>::NAME;
 
 async fn start() -> (RunningServer, HandOpsServiceClient<Channel>) {
@@ -42,19 +44,6 @@ fn pair(hand: pb::Hand, part: pb::Hand) -> pb::HandPair {
     pb::HandPair {
         hand: Some(hand),
         part: Some(part),
-    }
-}
-
-/// Asserts INVALID_ARGUMENT whose message contains every one of `words`.
-fn assert_invalid<T: std::fmt::Debug>(result: Result<T, tonic::Status>, words: &[&str]) {
-    let status = result.expect_err("request must fail");
-    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
-    for word in words {
-        assert!(
-            status.message().contains(word),
-            "message {:?} lacks {word:?}",
-            status.message()
-        );
     }
 }
 

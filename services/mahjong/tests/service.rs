@@ -3,12 +3,12 @@
 
 use deckhand::proto::mahjong::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::testing::assert_invalid;
 use mahjong::grpc::{Mahjong, MahjongServiceServer, BLOCKING_BATCH, DEFAULT_MAX_BATCH};
 use pb::mahjong_service_client::MahjongServiceClient;
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
-use tonic::Code;
 
 const SERVICE: &str = <MahjongServiceServer<Mahjong> as NamedService>::NAME;
 
@@ -81,19 +81,6 @@ fn standard(pair: i32, triplets: &[i32], sequences: &[i32]) -> pb::Decomposition
         sequences: sequences.to_vec(),
         form: pb::Form::Standard as i32,
         pairs: vec![],
-    }
-}
-
-/// Asserts INVALID_ARGUMENT whose message contains every one of `words`.
-fn assert_invalid<T: std::fmt::Debug>(result: Result<T, tonic::Status>, words: &[&str]) {
-    let status = result.expect_err("request must fail");
-    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
-    for word in words {
-        assert!(
-            status.message().contains(word),
-            "message {:?} lacks {word:?}",
-            status.message()
-        );
     }
 }
 

@@ -12,7 +12,8 @@ use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
-use tonic::Code;
+
+use deckhand::testing::assert_invalid;
 
 type Client = PreferansWorkerServiceClient<Channel>;
 
@@ -49,18 +50,6 @@ fn view(compact: &str, contract: &str, leader: pb::Seat) -> pb::DeclarerView {
         leader: leader as i32,
         compact: compact.into(),
         ..Default::default()
-    }
-}
-
-fn assert_invalid<T: std::fmt::Debug>(result: Result<T, tonic::Status>, words: &[&str]) {
-    let status = result.expect_err("request must fail");
-    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
-    for word in words {
-        assert!(
-            status.message().contains(word),
-            "message {:?} lacks {word:?}",
-            status.message()
-        );
     }
 }
 
