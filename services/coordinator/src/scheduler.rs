@@ -178,3 +178,116 @@ impl Scheduler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use deckhand::proto::preferans::v1 as pb;
+    use preferans_worker::engine::{Contract, Suit};
+
+    fn job(scheduler: &Scheduler, strain: Strain, layouts: u32) -> Arc<Job> {
+        let contract = Contract {
+            level: Some(6),
+            strain,
+        };
+        let job = Arc::new(Job::new(
+            scheduler.next_job_id(),
+            pb::DeclarerView::default(),
+            strain,
+            contract,
+            0..layouts,
+            scheduler.config.chunk_size,
+            vec!["SA".into()],
+        ));
+        scheduler.submit(job.clone()).unwrap();
+        job
+    }
+
+    fn scheduler(max_jobs: usize) -> Arc<Scheduler> {
+        Scheduler::new(SchedulerConfig {
+            chunk_size: 10,
+            max_jobs,
+            ..SchedulerConfig::default()
+        })
+    }
+
+    #[test]
+    fn affinity_first_then_fewest_leases() {
+        let s = scheduler(4);
+        let spades = job(&s, Strain::Trump(Suit::Spades), 100);
+        let clubs = job(&s, Strain::Trump(Suit::Clubs), 100);
+        let held = Some(Strain::Trump(Suit::Clubs));
+        // A worker holding clubs gets the clubs job although spades is older.
+        for _ in 0..3 {
+            assert_eq!(s.try_lease("w1", held).unwrap().job.id, clubs.id);
+        }
+        // A worker with no table gets the job with fewer leases out.
+        assert_eq!(s.try_lease("w2", None).unwrap().job.id, spades.id);
+        assert_eq!(s.try_lease("w2", None).unwrap().job.id, spades.id);
+        assert_eq!(clubs.leases(), 3);
+        assert_eq!(spades.leases(), 2);
+    }
+
+    #[test]
+    fn duplicates_only_when_nothing_is_pending_and_first_answer_wins() {
+        let s = scheduler(1);
+        let j = job(&s, Strain::NoTrump, 20); // two chunks
+        let a = s.try_lease("slow", None).unwrap();
+        assert!(!a.duplicate);
+        let b = s.try_lease("fast", None).unwrap();
+        assert!(!b.duplicate && b.chunk != a.chunk);
+        // Nothing pending: "fast" may duplicate the chunk "slow" holds, not its own.
+        let dup = s.try_lease("fast", None).unwrap();
+        assert!(dup.duplicate);
+        assert_eq!(dup.chunk, a.chunk);
+        assert!(s.try_lease("fast", None).is_none(), "at most two holders");
+        // The duplicate answers first; the slow answer later changes nothing.
+        let range = j.chunk_range(a.chunk);
+        j.record(dup.chunk, "fast", range.start, 10, &[3; 10])
+            .unwrap();
+        j.record(a.chunk, "slow", range.start, 10, &[9; 10])
+            .unwrap();
+        let range = j.chunk_range(b.chunk);
+        j.record(b.chunk, "fast", range.start, 10, &[4; 10])
+            .unwrap();
+        assert!(j.is_finished());
+        let result = j.result();
+        assert_eq!(result.layouts, 20);
+        let h = result.histograms[0].1.counts;
+        assert_eq!((h[3], h[4], h[9]), (10, 10, 0));
+        assert_eq!(j.share().get("fast"), Some(&20));
+    }
+
+    #[test]
+    fn a_failed_lease_returns_its_chunk_and_the_queue_is_bounded() {
+        let s = scheduler(1);
+        let j = job(&s, Strain::Misere, 10);
+        let extra = Arc::new(Job::new(
+            99,
+            pb::DeclarerView::default(),
+            Strain::Misere,
+            Contract::misere(),
+            0..5,
+            10,
+            vec![String::new()],
+        ));
+        assert_eq!(s.submit(extra), Err(QueueFull { max_jobs: 1 }));
+        let lease = s.try_lease("w1", None).unwrap();
+        // Half the chunk arrives, then the worker dies.
+        j.record(lease.chunk, "w1", 0, 5, &[1; 5]).unwrap();
+        s.release(&lease, "w1", true);
+        assert_eq!(s.re_leases.load(Ordering::Relaxed), 1);
+        let again = s.try_lease("w2", None).unwrap();
+        assert_eq!(again.chunk, lease.chunk);
+        // The whole chunk comes again; the five layouts already stored keep their answer.
+        j.record(again.chunk, "w2", 0, 10, &[2; 10]).unwrap();
+        assert!(j.is_finished());
+        let h = j.result().histograms[0].1.counts;
+        assert_eq!((h[1], h[2]), (5, 5));
+        // Answers that do not fit the chunk are refused.
+        assert!(j.record(0, "w2", 5, 10, &[2; 10]).is_err());
+        assert!(j.record(0, "w2", 0, 2, &[11, 0]).is_err());
+        s.remove(j.id);
+        assert_eq!(s.depth(), 0);
+    }
+}

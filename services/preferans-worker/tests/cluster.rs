@@ -274,3 +274,127 @@ async fn cancel_stops_the_workers_and_the_queue_is_bounded() {
     assert_eq!(bad.unwrap_err().code(), Code::InvalidArgument);
     server.shutdown().await.unwrap();
 }
+
+/// A worker server in this process (for tests that need no process to kill).
+async fn in_process_worker(threads: usize) -> RunningServer {
+    use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
+    let service = Worker::new(SolverPool::new(threads, 16 << 20)).into_server(16 << 20);
+    let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
+    spawn(
+        ServerConfig::loopback(),
+        Services::new(Routes::new(service), &[name]),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_oracle_problem_matches_through_the_cluster() {
+    // oracles.json: solve_all_foe problems, first 20,000 layouts (declarer N).
+    let problems = [
+        (
+            "T987.T987.*98.*Q#J",
+            "misere",
+            pb::Seat::N,
+            "CJ",
+            FIRST_20000,
+        ),
+        (
+            "#A*8*7.AKT.KJ.A987",
+            "6C",
+            pb::Seat::N,
+            "SA",
+            [0, 0, 0, 0, 226, 1643, 11300, 6799, 32, 0, 0],
+        ),
+        (
+            "QT7.KQJ.A*8*7.KQJ",
+            "6S",
+            pb::Seat::W,
+            "",
+            [0, 229, 828, 9058, 9807, 78, 0, 0, 0, 0, 0],
+        ),
+    ];
+    let workers = [in_process_worker(1).await, in_process_worker(1).await];
+    let addresses = workers.iter().map(|w| w.addr.to_string()).collect();
+    let (server, mut client) = coordinator(addresses, small_chunks()).await;
+    for (view, contract, leader, opening, histogram) in problems {
+        let mut request = request(0, 20_000);
+        let v = request.view.as_mut().unwrap();
+        (v.compact, v.contract, v.leader) = (view.into(), contract.into(), leader as i32);
+        let result = analyze(&mut client, request, |_| {}).await;
+        assert_eq!(result.layouts, 20_000, "{view}");
+        assert_eq!(result.openings.len(), 1);
+        assert_eq!(result.openings[0].card, opening);
+        assert_eq!(result.openings[0].histogram, histogram.to_vec(), "{view}");
+    }
+    server.shutdown().await.unwrap();
+    for w in workers {
+        w.shutdown().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_found_by_dns_get_work_and_declarer_leads_give_every_opening() {
+    let worker = in_process_worker(2).await;
+    let discovery = Discovery {
+        workers: vec![],
+        dns: vec![format!("localhost:{}", worker.addr.port())],
+        interval: Duration::from_millis(200),
+    };
+    let service = Coordinator::start(small_chunks(), discovery).into_server(16 << 20);
+    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
+    let server = spawn(
+        ServerConfig::loopback(),
+        Services::new(Routes::new(service), &[name]),
+    )
+    .await
+    .unwrap();
+    let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .unwrap();
+    // The declarer (N) is on lead and has not played: one histogram per card.
+    let request = pb::AnalyzeAllFoeRequest {
+        view: Some(pb::DeclarerView {
+            declarer: pb::Seat::N as i32,
+            hand: "AQJ8.KT8.KJ.9".into(),
+            talon: vec!["D7".into(), "C8".into()],
+            contract: "6S".into(),
+            leader: pb::Seat::N as i32,
+            ..Default::default()
+        }),
+        start: 0,
+        end: 600,
+    };
+    let result = analyze(&mut client, request, |_| {}).await;
+    assert_eq!(result.layouts, 600);
+    let cards: Vec<&str> = result.openings.iter().map(|o| o.card.as_str()).collect();
+    assert_eq!(
+        cards,
+        ["SA", "SQ", "SJ", "S8", "HK", "HT", "H8", "DK", "DJ", "C9"]
+    );
+    for o in &result.openings {
+        assert_eq!(o.histogram.iter().sum::<u32>(), 600, "{}", o.card);
+        let mean: f64 = o
+            .histogram
+            .iter()
+            .enumerate()
+            .map(|(t, &c)| t as f64 * f64::from(c))
+            .sum::<f64>()
+            / 600.0;
+        assert!((mean - o.mean).abs() < 1e-9);
+    }
+    let workers = client
+        .list_workers(pb::ListWorkersRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .workers;
+    let found = workers
+        .iter()
+        .find(|w| w.address == worker.addr.to_string())
+        .expect("the DNS name resolved to the worker");
+    assert!(found.layouts_solved >= 600);
+    assert_eq!(found.trumps, "S");
+    server.shutdown().await.unwrap();
+    worker.shutdown().await.unwrap();
+}
