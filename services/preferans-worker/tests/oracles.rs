@@ -110,7 +110,11 @@ fn all_foe_all_layouts() {
             oracle.name,
             f64::from(LAYOUT_COUNT) / secs
         );
-        assert_eq!(a.openings[0].histogram.counts, oracle.all, "{}", oracle.name);
+        assert_eq!(
+            a.openings[0].histogram.counts, oracle.all,
+            "{}",
+            oracle.name
+        );
         assert_eq!(a.layouts(), LAYOUT_COUNT);
     }
 }
