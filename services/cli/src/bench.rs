@@ -101,27 +101,41 @@ async fn hand_ops_batch(
     duration: Duration,
 ) -> anyhow::Result<()> {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let pairs: Vec<pb::HandPair> = (0..batch)
-        .map(|_| pb::HandPair {
-            hand: packed(rng.hand()),
-            part: packed(rng.hand()),
-        })
-        .collect();
-    let request = pb::ContainsRequest { pairs };
-    let start = Instant::now();
-    let (mut requests, mut contained) = (0u64, 0usize);
-    while start.elapsed() < duration {
-        let reply = client.contains(request.clone()).await?.into_inner();
-        contained += reply.contains.iter().filter(|c| **c).count();
-        requests += 1;
+    let (hands, parts): (Vec<u64>, Vec<u64>) = (0..batch).map(|_| (rng.hand(), rng.hand())).unzip();
+    let as_messages = pb::ContainsRequest {
+        pairs: hands
+            .iter()
+            .zip(&parts)
+            .map(|(&h, &p)| pb::HandPair {
+                hand: packed(h),
+                part: packed(p),
+            })
+            .collect(),
+        packed: None,
+    };
+    let columnar = pb::ContainsRequest {
+        pairs: vec![],
+        packed: Some(pb::PackedPairs { hands, parts }),
+    };
+    for (form, request) in [
+        ("HandPair messages", as_messages),
+        ("PackedPairs", columnar),
+    ] {
+        let start = Instant::now();
+        let (mut requests, mut contained) = (0u64, 0usize);
+        while start.elapsed() < duration {
+            let reply = client.contains(request.clone()).await?.into_inner();
+            contained += reply.contains.iter().filter(|c| **c).count();
+            requests += 1;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let ops = requests as f64 * batch as f64 / seconds;
+        println!(
+            "batch Contains ({form}), 1 connection: {requests} requests x {batch} pairs in {seconds:.2} s = {:.2} M pairs/s ({:.2} ms per request, {contained} contained)",
+            ops / 1e6,
+            seconds * 1e3 / requests as f64
+        );
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let ops = requests as f64 * batch as f64 / seconds;
-    println!(
-        "batch Contains, 1 connection: {requests} requests x {batch} pairs in {seconds:.2} s = {:.2} M pairs/s ({:.1} ms per request, {contained} contained)",
-        ops / 1e6,
-        seconds * 1e3 / requests as f64
-    );
     Ok(())
 }
 
@@ -144,6 +158,7 @@ async fn hand_ops_unary(
                         hand: packed(rng.hand()),
                         part: packed(rng.hand()),
                     }],
+                    packed: None,
                 };
                 let sent = Instant::now();
                 client.contains(request).await?;

@@ -76,6 +76,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         Command::Contains { hand, part } => {
             let request = pb::ContainsRequest {
                 pairs: vec![pair(&hand, &part)],
+                packed: None,
             };
             let contains = client.contains(request).await?.into_inner().contains;
             println!("{}", contains.first().copied().unwrap_or(false));

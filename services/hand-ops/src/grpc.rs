@@ -66,6 +66,33 @@ fn pairs(pairs: &[pb::HandPair], max: usize) -> Result<Vec<(CardsVector, CardsVe
         .collect()
 }
 
+fn packed_pairs(
+    packed: &pb::PackedPairs,
+    max: usize,
+) -> Result<Vec<(CardsVector, CardsVector)>, Status> {
+    if packed.hands.len() != packed.parts.len() {
+        return Err(invalid(
+            "packed",
+            format!(
+                "{} hands but {} parts: the lists must have the same length",
+                packed.hands.len(),
+                packed.parts.len()
+            ),
+        ));
+    }
+    check_batch("packed", packed.hands.len(), max)?;
+    let check = |value: u64, field: &str, i: usize| {
+        CardsVector::from_packed(value).map_err(|e| invalid(format!("packed.{field}[{i}]"), e))
+    };
+    packed
+        .hands
+        .iter()
+        .zip(&packed.parts)
+        .enumerate()
+        .map(|(i, (&hand, &part))| Ok((check(hand, "hands", i)?, check(part, "parts", i)?)))
+        .collect()
+}
+
 fn move_type(kind: PlayKind) -> pb::MoveType {
     use pb::MoveType as T;
     match kind {
@@ -102,7 +129,12 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         &self,
         request: Request<pb::ContainsRequest>,
     ) -> Result<Response<pb::ContainsResponse>, Status> {
-        let pairs = pairs(&request.get_ref().pairs, self.max_batch)?;
+        let request = request.get_ref();
+        let pairs = match &request.packed {
+            Some(packed) if request.pairs.is_empty() => packed_pairs(packed, self.max_batch)?,
+            Some(_) => return Err(invalid("packed", "give either pairs or packed, not both")),
+            None => pairs(&request.pairs, self.max_batch)?,
+        };
         let contains = pairs
             .iter()
             .map(|(hand, part)| hand.contains(*part))

@@ -59,7 +59,26 @@ async fn seed_examples_contains_and_remove() {
         pair(text("334455"), packed(0x1110)),
     ];
     let contains = client
-        .contains(pb::ContainsRequest { pairs })
+        .contains(pb::ContainsRequest {
+            pairs,
+            packed: None,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .contains;
+    assert_eq!(contains, vec![true, true, false, false]);
+
+    // The same pairs in the columnar packed form.
+    let request = pb::ContainsRequest {
+        pairs: vec![],
+        packed: Some(pb::PackedPairs {
+            hands: vec![0x222, 0x222, 0x222, 0x222],
+            parts: vec![0x111, 0x222, 0x330, 0x1110],
+        }),
+    };
+    let contains = client
+        .contains(request)
         .await
         .unwrap()
         .into_inner()
@@ -144,7 +163,10 @@ async fn classify_reports_type_key_and_length() {
 #[tokio::test]
 async fn bad_input_is_invalid_argument_naming_the_item() {
     let (server, mut client) = start().await;
-    let contains = |pairs: Vec<pb::HandPair>| pb::ContainsRequest { pairs };
+    let contains = |pairs: Vec<pb::HandPair>| pb::ContainsRequest {
+        pairs,
+        packed: None,
+    };
 
     let r = client
         .contains(contains(vec![pair(text("33X"), text("3"))]))
@@ -208,6 +230,22 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
         })
         .await;
     assert_invalid(r, &["hands[1]", "unknown rank"]);
+
+    let packed = |hands: Vec<u64>, parts: Vec<u64>| pb::ContainsRequest {
+        pairs: vec![],
+        packed: Some(pb::PackedPairs { hands, parts }),
+    };
+    let r = client.contains(packed(vec![0x1, 0x2], vec![0x1])).await;
+    assert_invalid(r, &["packed", "2 hands but 1 parts"]);
+    let r = client
+        .contains(packed(vec![0x1, 0x2], vec![0x1, 0x6]))
+        .await;
+    assert_invalid(r, &["packed.parts[1]", "holds 6"]);
+    let r = client.contains(packed(vec![], vec![])).await;
+    assert_invalid(r, &["packed", "empty"]);
+    let mut both = packed(vec![0x1], vec![0x1]);
+    both.pairs = vec![pair(text("3"), text("3"))];
+    assert_invalid(client.contains(both).await, &["packed", "not both"]);
 
     // The server is still healthy after all of that.
     let ok = client
