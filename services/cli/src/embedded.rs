@@ -9,6 +9,7 @@ use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
 use mahjong::grpc::{Mahjong, MahjongServiceServer};
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
+use rummikub::grpc::{Rummikub, RummikubServiceServer};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::{Channel, Endpoint};
@@ -37,11 +38,19 @@ impl Target {
                     HandOps::default().into_server(MAX_MESSAGE_BYTES);
                 let mahjong: MahjongServiceServer<Mahjong> =
                     Mahjong::default().into_server(MAX_MESSAGE_BYTES);
+                let rummikub: RummikubServiceServer<Rummikub> =
+                    Rummikub::default().into_server(MAX_MESSAGE_BYTES);
                 let worker =
                     Worker::new(SolverPool::new(1, 1 << 20)).into_server(MAX_MESSAGE_BYTES);
-                let names = [name(&hand_ops), name(&mahjong), name(&worker)];
+                let names = [
+                    name(&hand_ops),
+                    name(&mahjong),
+                    name(&rummikub),
+                    name(&worker),
+                ];
                 let routes = Routes::new(hand_ops)
                     .add_service(mahjong)
+                    .add_service(rummikub)
                     .add_service(worker);
                 let server = spawn(ServerConfig::loopback(), Services::new(routes, &names)).await?;
                 Target::local(vec![server]).await

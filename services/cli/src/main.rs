@@ -14,6 +14,7 @@ mod embedded;
 mod handops;
 mod mahjong;
 mod preferans;
+mod rummikub;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -32,6 +33,8 @@ enum Command {
     Handops(handops::Args),
     /// Mahjong win check, shanten and waits (mahjong service).
     Mahjong(mahjong::Args),
+    /// Rummikub arrangement and best move (rummikub service).
+    Rummikub(rummikub::Args),
     /// Double-dummy preferans (preferans-worker and coordinator services).
     Preferans(preferans::Args),
     /// Load benchmarks of a service over gRPC.
@@ -44,6 +47,7 @@ async fn main() -> ExitCode {
     let result = match cli.command {
         Command::Handops(args) => handops::run(args).await,
         Command::Mahjong(args) => mahjong::run(args).await,
+        Command::Rummikub(args) => rummikub::run(args).await,
         Command::Preferans(args) => preferans::run(args).await,
         Command::Bench(args) => bench::run(args).await,
     };

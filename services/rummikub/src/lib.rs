@@ -1,2 +1,4 @@
-//! Engine only: no transport types.
+//! Rummikub: the engine (pure, usable as a library) and its gRPC adapter.
+//! The `rummikub` binary serves the adapter.
 pub mod engine;
+pub mod grpc;
