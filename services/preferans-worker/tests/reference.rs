@@ -218,7 +218,7 @@ thread_local! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn fresh_solver_matches_reference(case in case(4)) {
@@ -237,7 +237,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
 
     #[test]
     fn five_card_deals_match_reference(case in case(5)) {
@@ -259,7 +259,7 @@ fn warm_same_strain_sequences() {
         let mut solver = Solver::new(1 << 14);
         // Reuse one deck per strain, varying only the split, so positions repeat.
         let mut deck: Vec<u8> = (0..32).collect();
-        for _ in 0..60 {
+        for _ in 0..40 {
             let i = (next() % 32) as usize;
             let j = (next() % 32) as usize;
             deck.swap(i, j);
@@ -272,7 +272,18 @@ fn warm_same_strain_sequences() {
                 deck: deck.clone(),
                 picks: [next() as u8, next() as u8],
             };
-            check(&mut solver, &case).unwrap();
+            // The same cards with each declarer in turn: identical table keys that
+            // differ only in the declarer's seat.
+            for declarer in 0..3 {
+                check(
+                    &mut solver,
+                    &Case {
+                        declarer,
+                        ..case.clone()
+                    },
+                )
+                .unwrap();
+            }
         }
         assert_eq!(solver.strain(), Some(strain_of(strain)));
     }

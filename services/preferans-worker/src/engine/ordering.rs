@@ -7,7 +7,7 @@ use super::search::Search;
 use super::tt::NO_MOVE;
 
 /// Weight of the static heuristics against the history bonus (0..=32).
-const HEURISTIC_WEIGHT: i32 = 2;
+const HEURISTIC_WEIGHT: i32 = 1;
 
 /// Up to 10 cards, best first; never allocates.
 #[derive(Clone, Copy)]
@@ -32,6 +32,15 @@ const fn height(card: u8) -> i32 {
 impl Search<'_> {
     pub(super) fn ordered_moves(&self, ply: usize, p: usize, best: u8) -> MoveList {
         let reps = self.representatives(ply, p);
+        if reps & reps.wrapping_sub(1) == 0 {
+            // A single choice needs no scoring.
+            let mut cards = [0u8; 10];
+            cards[0] = reps.trailing_zeros() as u8;
+            return MoveList {
+                cards,
+                len: usize::from(reps != 0),
+            };
+        }
         let mut cards = [0u8; 10];
         let mut scores = [0i32; 10];
         let mut len = 0;
@@ -83,12 +92,14 @@ impl Search<'_> {
                     -height(c)
                 };
             }
-            // Defender: lead low into a suit where the declarer must win.
+            // Defender: lead a card below the declarer's lowest card of the suit.
             if decl_s != 0 {
                 let decl_low = 31 - decl_s.leading_zeros();
-                let under = defs_s & !((1u32 << decl_low) - 1) & !(1u32 << decl_low);
-                let bonus = if under == 0 { 60 } else { 20 };
-                return bonus - height(c) + i32::from(under.count_ones() == 0) * 5;
+                return if u32::from(c) > decl_low {
+                    60 - height(c)
+                } else {
+                    20 - height(c)
+                };
             }
             return 10 - height(c);
         }
@@ -140,17 +151,19 @@ impl Search<'_> {
                     50 - height(c)
                 };
             }
-            // Defender: keep the declarer winning / let it win.
-            let decl_played =
-                win_seat == self.declarer || (ply == 2 && self.leader != self.declarer);
-            return if decl_played && !mine_winning {
+            // Defender: keep the declarer winning, or dump high cards once the
+            // declarer has ducked; play low before the declarer.
+            let decl_played = ply == 2 || self.leader == self.declarer;
+            return if !decl_played {
+                50 - height(c)
+            } else if win_seat == self.declarer {
                 if beats_now {
                     -height(c)
                 } else {
                     100 + height(c)
                 }
             } else {
-                50 - height(c)
+                50 + height(c)
             };
         }
         if ply == 2 {

@@ -58,8 +58,6 @@ pub enum DealError {
     Turns { text: String },
     #[error("turns {turns} exceeds the {len} cards of `play`")]
     TurnsBeyondPlay { turns: usize, len: usize },
-    #[error("{turns} cards already played: at most 2 (the current trick) are supported")]
-    TooManyTurns { turns: usize },
     #[error("played card {card} is in nobody's hand")]
     PlayNotHeld { card: Card },
     #[error("card {card} appears in two hands")]

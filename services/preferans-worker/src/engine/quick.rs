@@ -79,3 +79,28 @@ pub(crate) fn bounds(hands: [u32; 3], leader: usize, declarer: usize, trumps: u3
     }
     (decl, n.saturating_sub(defs))
 }
+
+/// Misère: whether the declarer can surely avoid every remaining trick. True when in
+/// every suit all the declarer's cards are below all the defenders' cards (so it can
+/// always play under, and discards lose), and, if the declarer is on lead, it has a
+/// suit that a defender can still overtake.
+#[inline]
+pub(crate) fn misere_clean(hands: [u32; 3], leader: usize, declarer: usize) -> bool {
+    let decl = hands[declarer];
+    let defs = hands[(declarer + 1) % 3] | hands[(declarer + 2) % 3];
+    let mut can_lead = false;
+    for s in 0..4 {
+        let sm = suit_mask(s);
+        let (d, o) = (decl & sm, defs & sm);
+        if d == 0 || o == 0 {
+            continue;
+        }
+        // Declarer's highest card (lowest id) must be below the defenders' lowest.
+        if d.trailing_zeros() < 31 - o.leading_zeros() {
+            return false;
+        }
+        can_lead = true;
+    }
+    // A declarer-only suit is harmless unless the declarer must lead into it.
+    leader != declarer || can_lead
+}

@@ -9,10 +9,6 @@ use super::quick;
 use super::rules::{self, trick_winner};
 use super::tt::{self, Table, NO_MOVE};
 
-/// Positions with at most this many tricks left are searched without the table
-/// (cheaper than a likely cache miss).
-const NO_TABLE_BELOW: i32 = 2;
-
 /// Internal description of a position to search (no validation: callers guarantee it).
 #[derive(Clone, Copy)]
 pub(crate) struct RawPosition<'a> {
@@ -128,18 +124,6 @@ impl<'t> Search<'t> {
         if n == 1 {
             return self.last_trick();
         }
-        if !self.misere {
-            let (lo, hi) = quick::bounds(self.hands, leader, self.declarer, self.trumps);
-            if lo as i32 >= target {
-                return true;
-            }
-            if (hi as i32) < target {
-                return false;
-            }
-        }
-        if n <= NO_TABLE_BELOW {
-            return self.search_moves(0, leader, NO_MOVE, target);
-        }
         let rel = [
             self.hands[leader],
             self.hands[(leader + 1) % 3],
@@ -147,6 +131,10 @@ impl<'t> Search<'t> {
         ];
         let key = tt::key(rel);
         let declarer_rel = ((self.declarer + 3 - leader) % 3) as u8;
+        self.tt.prefetch(key, declarer_rel);
+        if let Some(answer) = self.quick_answer(target) {
+            return answer;
+        }
         let mut best = NO_MOVE;
         if let Some(p) = self.tt.probe(key, declarer_rel) {
             if i32::from(p.lo) >= target {
@@ -175,6 +163,23 @@ impl<'t> Search<'t> {
         };
         self.tt.store(key, declarer_rel, n as u8, lo, hi, best);
         result
+    }
+
+    /// The answer when quick-trick bounds already decide it (trump and no-trump games).
+    #[inline]
+    fn quick_answer(&self, target: i32) -> Option<bool> {
+        if self.misere {
+            let clean = quick::misere_clean(self.hands, self.leader, self.declarer);
+            return if clean { Some(false) } else { None };
+        }
+        let (lo, hi) = quick::bounds(self.hands, self.leader, self.declarer, self.trumps);
+        if lo as i32 >= target {
+            Some(true)
+        } else if (hi as i32) < target {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     fn in_trick(&mut self, ply: usize, target: i32) -> bool {

@@ -94,6 +94,25 @@ impl Table {
         (h.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 32) as usize & self.mask
     }
 
+    /// Starts loading the bucket of a position that is about to be probed.
+    #[inline]
+    pub fn prefetch(&self, key: u64, declarer_rel: u8) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let ptr = self
+                .buckets
+                .as_ptr()
+                .wrapping_add(self.index(key, declarer_rel));
+            // SAFETY: prefetching is a hint; it never faults, even on a bad address.
+            #[allow(unused_unsafe)]
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (key, declarer_rel);
+    }
+
     #[inline]
     pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
         self.probes += 1;
