@@ -37,7 +37,8 @@ enum Command {
         /// What to maximise.
         #[arg(long, value_enum, default_value_t = ObjectiveArg::Tiles)]
         objective: ObjectiveArg,
-        /// First move: melds from the rack alone worth at least 30 points.
+        /// First move: melds from the rack alone worth at least 30 points
+        /// (or --opening-value).
         #[arg(long)]
         opening: bool,
         #[command(flatten)]
@@ -53,7 +54,7 @@ enum ObjectiveArg {
     Value,
 }
 
-/// Rule-set flags; 0 (the default) takes the standard value.
+/// Rule-set flags; a number left at 0 (the default) takes the standard value.
 #[derive(Debug, clap::Args)]
 struct RuleArgs {
     /// Numbers per colour (standard 13).
@@ -65,12 +66,23 @@ struct RuleArgs {
     /// Copies of each number tile (standard 2).
     #[arg(long, default_value_t = 0)]
     copies: u32,
-    /// Jokers (standard 2).
-    #[arg(long, default_value_t = 0)]
-    jokers: u32,
+    /// Jokers (standard 2; 0 for none, like --no-jokers).
+    #[arg(long, conflicts_with = "no_jokers")]
+    jokers: Option<u32>,
+    /// Play without jokers (same as --jokers 0).
+    #[arg(long)]
+    no_jokers: bool,
     /// Shortest run or group (standard 3).
     #[arg(long, default_value_t = 0)]
     min_len: u32,
+    /// Points an opening (--opening) must be worth (standard 30).
+    #[arg(long, default_value_t = 0)]
+    opening_value: u32,
+    /// Forbid redundant jokers: a joker that could be taken out leaving a
+    /// valid meld (in a group longer than the minimum, or at either end of a
+    /// longer run).
+    #[arg(long)]
+    forbid_redundant_jokers: bool,
 }
 
 impl RuleArgs {
@@ -79,8 +91,10 @@ impl RuleArgs {
             numbers: self.numbers,
             colours: self.colours,
             copies: self.copies,
-            jokers: self.jokers,
+            jokers: if self.no_jokers { Some(0) } else { self.jokers },
             min_len: self.min_len,
+            opening_value: self.opening_value,
+            forbid_redundant_jokers: self.forbid_redundant_jokers,
         };
         (rules != pb::RuleSet::default()).then_some(rules)
     }
@@ -101,8 +115,21 @@ fn print_melds(melds: &[pb::Meld]) {
             Ok(pb::MeldKind::Group) => "group",
             _ => "meld",
         };
-        println!("{kind:<5}  {}", meld.tiles.join(" "));
+        println!("{kind:<5}  {}", meld_text(meld));
     }
+}
+
+/// The meld's tiles, each joker followed by what it stands for: `k1 k2 J(k3)`.
+fn meld_text(meld: &pb::Meld) -> String {
+    meld.tiles
+        .iter()
+        .enumerate()
+        .map(|(i, tile)| match meld.represents.get(i) {
+            Some(stands_for) if stands_for != tile => format!("{tile}({stands_for})"),
+            _ => tile.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
@@ -155,4 +182,51 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     target.close().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        rules: RuleArgs,
+    }
+
+    fn wire(args: &[&str]) -> Option<pb::RuleSet> {
+        let argv = std::iter::once("test").chain(args.iter().copied());
+        Cli::try_parse_from(argv).unwrap().rules.to_wire()
+    }
+
+    #[test]
+    fn rule_flags_map_to_the_wire() {
+        assert_eq!(wire(&[]), None);
+        assert_eq!(wire(&["--no-jokers"]).unwrap().jokers, Some(0));
+        assert_eq!(wire(&["--jokers", "0"]).unwrap().jokers, Some(0));
+        assert_eq!(wire(&["--jokers", "3"]).unwrap().jokers, Some(3));
+        let rules = wire(&["--opening-value", "25", "--forbid-redundant-jokers"]).unwrap();
+        assert_eq!(rules.jokers, None);
+        assert_eq!(rules.opening_value, 25);
+        assert!(rules.forbid_redundant_jokers);
+        let both = ["test", "--no-jokers", "--jokers", "1"];
+        assert!(Cli::try_parse_from(both).is_err());
+    }
+
+    #[test]
+    fn jokers_print_what_they_stand_for() {
+        let meld = pb::Meld {
+            kind: pb::MeldKind::Run as i32,
+            tiles: vec!["k1".into(), "k2".into(), "J".into()],
+            represents: vec!["k1".into(), "k2".into(), "k3".into()],
+        };
+        assert_eq!(meld_text(&meld), "k1 k2 J(k3)");
+        // An older server without `represents`: the tiles alone.
+        let old = pb::Meld {
+            represents: vec![],
+            ..meld
+        };
+        assert_eq!(meld_text(&old), "k1 k2 J");
+    }
 }

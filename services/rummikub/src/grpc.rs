@@ -5,10 +5,14 @@
 //! * each entry of `tiles`, `table` and `rack` is one tile: `k1`, `b13`, `o7`,
 //!   `r5`, `J` (letters in either case, surrounding whitespace ignored);
 //!   answers use the lower-case form and `J` for a joker;
-//! * a `RuleSet` field left at 0 (or no `rules` at all) takes the standard
-//!   value (13 numbers, 4 colours, 2 copies, 2 jokers, melds of 3 or more).
-//!   The engine's `opening_value` (30) and `allow_redundant_jokers` (true)
-//!   have no proto field and always take their defaults;
+//! * no `rules` at all, or a `RuleSet` field left at its default, takes the
+//!   standard value (13 numbers, 4 colours, 2 copies, 2 jokers, melds of 3 or
+//!   more, openings worth 30, redundant jokers allowed). `jokers` is optional:
+//!   unset is the standard 2, an explicit 0 a game without jokers. The other
+//!   numeric fields read 0 as "standard"; `forbid_redundant_jokers` maps to
+//!   the engine's `allow_redundant_jokers = !forbid_redundant_jokers`;
+//! * every meld carries `represents`, parallel to `tiles`: the number tile
+//!   each tile stands for (itself, or what a joker replaces);
 //! * an empty `tiles` list is trivially solvable: `solvable = true`, no melds;
 //! * an empty rack (or nothing placeable) answers `placed = []` and the
 //!   table's own arrangement as `melds`;
@@ -135,9 +139,10 @@ fn rules(wire: Option<&pb::RuleSet>, field: &str) -> Result<RuleSet, Status> {
     let Some(wire) = wire else {
         return Ok(standard);
     };
-    // 0 takes the standard value; anything above u8 saturates, so the engine's
-    // range check (all maxima are below 255) rejects it, and the message
-    // below quotes the value as sent.
+    // 0 takes the standard value; anything above u8 (u16 for the opening
+    // value) saturates, so the engine's range check (all maxima are below the
+    // saturated value) rejects it, and the message below quotes the value as
+    // sent. `jokers` is optional: unset is standard, 0 means no jokers.
     let pick = |value: u32, default: u8| match value {
         0 => default,
         v => u8::try_from(v).unwrap_or(u8::MAX),
@@ -146,9 +151,15 @@ fn rules(wire: Option<&pb::RuleSet>, field: &str) -> Result<RuleSet, Status> {
         numbers: pick(wire.numbers, standard.numbers),
         colours: pick(wire.colours, standard.colours),
         copies: pick(wire.copies, standard.copies),
-        jokers: pick(wire.jokers, standard.jokers),
+        jokers: wire
+            .jokers
+            .map_or(standard.jokers, |v| u8::try_from(v).unwrap_or(u8::MAX)),
         min_len: pick(wire.min_len, standard.min_len),
-        ..standard
+        opening_value: match wire.opening_value {
+            0 => standard.opening_value,
+            v => u16::try_from(v).unwrap_or(u16::MAX),
+        },
+        allow_redundant_jokers: !wire.forbid_redundant_jokers,
     };
     match rules.validate() {
         Ok(()) => Ok(rules),
@@ -162,8 +173,9 @@ fn rules(wire: Option<&pb::RuleSet>, field: &str) -> Result<RuleSet, Status> {
                 "numbers" => wire.numbers,
                 "colours" => wire.colours,
                 "copies" => wire.copies,
-                "jokers" => wire.jokers,
+                "jokers" => wire.jokers.unwrap_or(value),
                 "min_len" => wire.min_len,
+                "opening_value" => wire.opening_value,
                 _ => value,
             };
             Err(invalid(
@@ -394,6 +406,7 @@ fn to_meld(meld: &Meld) -> pb::Meld {
     pb::Meld {
         kind: kind as i32,
         tiles: meld.tiles.iter().map(Tile::to_string).collect(),
+        represents: meld.represents.iter().map(Tile::to_string).collect(),
     }
 }
 
@@ -601,6 +614,62 @@ mod tests {
             status.message(),
             "items[1].rules.numbers: 300 is outside the supported range 1..=31"
         );
+        let opening = pb::RuleSet {
+            opening_value: 70_000,
+            ..Default::default()
+        };
+        let status = rules(Some(&opening), "rules").unwrap_err();
+        assert_eq!(
+            status.message(),
+            "rules.opening_value: 70000 is outside the supported range 0..=255"
+        );
+    }
+
+    #[test]
+    fn rules_optional_jokers_and_new_fields() {
+        let none = pb::RuleSet {
+            jokers: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(rules(Some(&none), "rules").unwrap().jokers, 0);
+        let one = pb::RuleSet {
+            jokers: Some(1),
+            opening_value: 25,
+            forbid_redundant_jokers: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            rules(Some(&one), "rules").unwrap(),
+            RuleSet {
+                jokers: 1,
+                opening_value: 25,
+                allow_redundant_jokers: false,
+                ..RuleSet::default()
+            }
+        );
+        let status = rules(
+            Some(&pb::RuleSet {
+                jokers: Some(300),
+                ..Default::default()
+            }),
+            "rules",
+        )
+        .unwrap_err();
+        assert_eq!(
+            status.message(),
+            "rules.jokers: 300 is outside the supported range 0..=4"
+        );
+    }
+
+    #[test]
+    fn melds_carry_what_jokers_stand_for() {
+        let tiles = crate::engine::parse_tiles("k1 k2 J").unwrap();
+        let melds = crate::engine::arrange(&RuleSet::default(), &tiles)
+            .unwrap()
+            .unwrap();
+        let wire = to_meld(&melds[0]);
+        assert_eq!(wire.tiles.len(), wire.represents.len());
+        assert_eq!(wire.represents[..2], ["k1", "k2"]);
     }
 
     #[test]

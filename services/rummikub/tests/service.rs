@@ -1,7 +1,8 @@
 //! End-to-end tests of the rummikub gRPC service: the real server on an
 //! ephemeral loopback port, called with the generated client. Every returned
 //! arrangement is checked here, from the wire strings alone, to be valid
-//! melds holding exactly the expected tiles.
+//! melds holding exactly the expected tiles, each meld's `represents` a valid
+//! completion of it (what every joker stands for).
 
 use deckhand::proto::rummikub::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
@@ -79,8 +80,71 @@ fn canonical<S: AsRef<str>>(texts: &[S]) -> Vec<String> {
     out
 }
 
-/// The numbers a meld's tiles stand for (jokers resolved), checking validity.
+/// The numbers a meld's tiles stand for (jokers resolved), checking validity,
+/// and that `represents` is a valid completion of the meld.
 fn meld_numbers(rules: Rules, meld: &pb::Meld) -> Vec<u8> {
+    let numbers = meld_numbers_of_tiles(rules, meld);
+    check_represents(rules, meld, &numbers);
+    numbers
+}
+
+/// `represents` parallels `tiles`: a number tile stands for itself, a joker
+/// for a number tile that completes the meld. Runs: the run's colour and the
+/// number of the position. Groups: the group's number, all colours distinct.
+fn check_represents(rules: Rules, meld: &pb::Meld, numbers: &[u8]) {
+    assert_eq!(
+        meld.represents.len(),
+        meld.tiles.len(),
+        "represents does not parallel tiles: {meld:?}"
+    );
+    let stands: Vec<Tile> = meld.represents.iter().map(|t| parse(t)).collect();
+    for ((tile, stand), &number) in meld.tiles.iter().zip(&stands).zip(numbers) {
+        let tile = parse(tile);
+        assert!(!stand.is_joker(), "a joker stands for a joker: {meld:?}");
+        if !tile.is_joker() {
+            assert_eq!(*stand, tile, "a number tile stands for another: {meld:?}");
+        }
+        assert_eq!(stand.number(), Some(number), "wrong number: {meld:?}");
+        assert!(
+            stand.colour().is_some_and(|c| c.index() < rules.colours),
+            "{stand} outside the rules in {meld:?}"
+        );
+    }
+    let mut colours: Vec<usize> = stands.iter().map(|t| t.colour().unwrap().index()).collect();
+    match pb::MeldKind::try_from(meld.kind) {
+        Ok(pb::MeldKind::Run) => {
+            colours.dedup();
+            assert_eq!(colours.len(), 1, "run represents mixed colours: {meld:?}");
+        }
+        _ => {
+            colours.sort();
+            colours.dedup();
+            assert_eq!(
+                colours.len(),
+                stands.len(),
+                "group represents a repeated colour: {meld:?}"
+            );
+        }
+    }
+}
+
+/// Does the meld hold a joker that could be taken out leaving a valid meld?
+fn has_redundant_joker(rules: Rules, meld: &pb::Meld) -> bool {
+    let len = meld.tiles.len();
+    if len <= rules.min_len {
+        return false;
+    }
+    let joker = |t: &String| parse(t).is_joker();
+    match pb::MeldKind::try_from(meld.kind) {
+        Ok(pb::MeldKind::Run) => {
+            meld.tiles.first().is_some_and(joker) || meld.tiles.last().is_some_and(joker)
+        }
+        _ => meld.tiles.iter().any(joker),
+    }
+}
+
+/// The numbers a meld's tiles stand for (jokers resolved), checking validity.
+fn meld_numbers_of_tiles(rules: Rules, meld: &pb::Meld) -> Vec<u8> {
     let tiles: Vec<Tile> = meld.tiles.iter().map(|t| parse(t)).collect();
     let len = tiles.len();
     assert!(len >= rules.min_len, "meld too short: {meld:?}");
@@ -356,8 +420,10 @@ async fn arrange_with_other_rules() {
         numbers: 20,
         colours: 6,
         copies: 3,
-        jokers: 1,
+        jokers: Some(1),
         min_len: 0,
+        opening_value: 0,
+        forbid_redundant_jokers: false,
     };
     let rules = Rules {
         numbers: 20,
@@ -444,9 +510,9 @@ async fn best_move_in_progress_game() {
         .unwrap()
         .into_inner();
     check_move(STANDARD, &game.table, &game.rack, &reply);
-    // 20 is the reference answer under the redundant-joker restriction,
-    // which the wire API does not expose; under the full rules the optimum
-    // is at least 20, and the engine's known-answer tests show it is 20.
+    // Under the full rules the optimum is at least the reference answer's
+    // 20 (see best_move_forbidding_redundant_jokers), and the engine's
+    // known-answer tests show it is 20.
     assert_eq!(reply.placed.len(), 20, "placed {:?}", reply.placed);
 
     // Explicit MAX_TILES is the default.
@@ -625,6 +691,278 @@ async fn best_move_opening_rule() {
 }
 
 #[tokio::test]
+async fn best_move_forbidding_redundant_jokers() {
+    let (server, mut client) = start().await;
+    let game = in_progress_game();
+    // The data file's reference solver never forms melds with a redundant
+    // joker; under that restriction its answer, 20 tiles, is exact.
+    let request = pb::BestMoveRequest {
+        table: game.table.clone(),
+        rack: game.rack.clone(),
+        rules: Some(pb::RuleSet {
+            forbid_redundant_jokers: true,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let reply = client
+        .best_move(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    check_move(STANDARD, &game.table, &game.rack, &reply);
+    assert_eq!(reply.placed.len(), 20, "placed {:?}", reply.placed);
+    for meld in &reply.melds {
+        assert!(
+            !has_redundant_joker(STANDARD, meld),
+            "redundant joker in {meld:?}"
+        );
+    }
+
+    // A small case: k1 k2 k3 + J is a run of four ending in the joker (k4),
+    // which is placed under the full rules; forbidden, the joker stays.
+    let allowed = move_request("k1 k2 k3", "J");
+    let reply = client
+        .best_move(allowed.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.placed, tiles("J"));
+    check_move(STANDARD, &allowed.table, &allowed.rack, &reply);
+    let reply = client
+        .best_move(pb::BestMoveRequest {
+            rules: request.rules,
+            ..allowed.clone()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.placed.is_empty(), "placed {:?}", reply.placed);
+    check_move(STANDARD, &allowed.table, &allowed.rack, &reply);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn opening_value_is_respected() {
+    let (server, mut client) = start().await;
+    let opening = |rack: &str, value: u32| pb::BestMoveRequest {
+        opening: true,
+        rules: Some(pb::RuleSet {
+            opening_value: value,
+            ..Default::default()
+        }),
+        ..move_request("", rack)
+    };
+    // k8 k9 k10 is worth 27: enough for an opening of 25, not for 30 (0 =
+    // standard) nor for 28.
+    let reply = client
+        .best_move(opening("k8 k9 k10", 25))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(canonical(&reply.placed), canonical(&tiles("k8 k9 k10")));
+    check_move(STANDARD, &[], &tiles("k8 k9 k10"), &reply);
+    for value in [0, 30, 28] {
+        let reply = client
+            .best_move(opening("k8 k9 k10", value))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(reply.placed.is_empty(), "opening {value}: {reply:?}");
+    }
+    let reply = client
+        .best_move(opening("k8 k9 k10", 27))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.placed.len(), 3);
+    // A joker counts as what it stands for: k9 k10 J opens 30 as
+    // k9 k10 k11, and `represents` says so; 31 is out of its reach.
+    let reply = client
+        .best_move(opening("k9 k10 J", 0))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.placed.len(), 3);
+    check_move(STANDARD, &[], &tiles("k9 k10 J"), &reply);
+    let meld = &reply.melds[0];
+    assert_eq!(meld.represents, tiles("k9 k10 k11"), "{meld:?}");
+    assert_eq!(meld_value(STANDARD, meld), 30, "{meld:?}");
+    let reply = client
+        .best_move(opening("k9 k10 J", 31))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.placed.is_empty());
+    // A higher opening value: 40 needs more than k9 k10 k11 k12 (42 opens).
+    let reply = client
+        .best_move(opening("k9 k10 k11", 40))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.placed.is_empty());
+    let reply = client
+        .best_move(opening("k9 k10 k11 k12", 40))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.placed.len(), 4);
+    // The opening value only matters for an opening.
+    let reply = client
+        .best_move(pb::BestMoveRequest {
+            opening: false,
+            ..opening("k1 k2 k3", 200)
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.placed.len(), 3);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn rules_without_jokers() {
+    let (server, mut client) = start().await;
+    let no_jokers = Some(pb::RuleSet {
+        jokers: Some(0),
+        ..Default::default()
+    });
+    let request = |text: &str| pb::ArrangeRequest {
+        tiles: tiles(text),
+        rules: no_jokers,
+    };
+    // Number tiles are fine.
+    let reply = client
+        .arrange(request("k1 k2 k3 b5 o5 r5"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.solvable);
+    check_melds(STANDARD, &reply.melds, &tiles("k1 k2 k3 b5 o5 r5"));
+    // A joker is refused, naming it.
+    let r = client.arrange(request("k1 k2 J")).await;
+    assert_invalid(r, &["tiles[2]", "1 jokers given", "only 0"]);
+    let r = client.arrange(request("J k1 k2")).await;
+    assert_invalid(r, &["tiles[0]", "only 0"]);
+    let r = client
+        .best_move(pb::BestMoveRequest {
+            rules: no_jokers,
+            ..move_request("k1 k2 k3", "k4 j")
+        })
+        .await;
+    assert_invalid(r, &["rack[1]", "only 0"]);
+    let r = client
+        .arrange_batch(pb::ArrangeBatchRequest {
+            items: vec![arrange_request("k1 k2 J"), request("k4 J k6")],
+        })
+        .await;
+    assert_invalid(r, &["items[1].tiles[1]", "only 0"]);
+    // The whole game without jokers is 104 tiles, so 105 are too many.
+    let mut all: Vec<String> = full_set().into_iter().filter(|t| t != "J").collect();
+    let reply = client
+        .arrange(pb::ArrangeRequest {
+            tiles: all.clone(),
+            rules: no_jokers,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.solvable);
+    check_melds(STANDARD, &reply.melds, &all);
+    all.push("k1".into());
+    let r = client
+        .arrange(pb::ArrangeRequest {
+            tiles: all,
+            rules: no_jokers,
+        })
+        .await;
+    assert_invalid(r, &["tiles", "105 tiles", "only 104"]);
+    // Unset jokers is still the standard 2 even when other fields are set.
+    let reply = client
+        .arrange(pb::ArrangeRequest {
+            tiles: tiles("k1 k2 J J b5 b6"),
+            rules: Some(pb::RuleSet {
+                numbers: 13,
+                min_len: 3,
+                ..Default::default()
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(reply.solvable);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn melds_say_what_jokers_stand_for() {
+    let (server, mut client) = start().await;
+    let arrange = |text: &'static str| {
+        let mut client = client.clone();
+        let request = arrange_request(text);
+        async move {
+            let reply = client.arrange(request).await.unwrap().into_inner();
+            assert!(reply.solvable, "{text} should arrange");
+            check_melds(STANDARD, &reply.melds, &tiles(text));
+            reply.melds
+        }
+    };
+    // Forced completions: k1 k2 J can only be k1 k2 k3, k12 k13 J only
+    // k11 k12 k13 (the joker first, at the position it fills).
+    let melds = arrange("k1 k2 J").await;
+    assert_eq!(melds.len(), 1);
+    assert_eq!(melds[0].tiles, tiles("k1 k2 J"));
+    assert_eq!(melds[0].represents, tiles("k1 k2 k3"));
+    let melds = arrange("k12 k13 J").await;
+    assert_eq!(melds[0].tiles, tiles("J k12 k13"));
+    assert_eq!(melds[0].represents, tiles("k11 k12 k13"));
+    // In the middle of a run.
+    let melds = arrange("r4 J r6").await;
+    assert_eq!(melds[0].represents, tiles("r4 r5 r6"));
+    // A group: the joker is one of the missing colours (checked by
+    // check_melds); with three colours present, the fourth.
+    let melds = arrange("k5 b5 J").await;
+    assert_eq!(melds[0].represents.len(), 3);
+    let melds = arrange("k7 b7 r7 J").await;
+    assert_eq!(
+        canonical(&melds[0].represents),
+        canonical(&tiles("k7 b7 o7 r7"))
+    );
+    // Two jokers and several melds; number tiles stand for themselves.
+    let melds = arrange("k1 k2 J J b7 b8 b9 o9 r9").await;
+    for meld in &melds {
+        for (tile, stands) in meld.tiles.iter().zip(&meld.represents) {
+            if tile != "J" {
+                assert_eq!(tile, stands);
+            }
+        }
+    }
+    // BestMove answers carry it too, for table and placed melds alike.
+    let reply = client
+        .best_move(move_request("b1 b2 J", "b5 b6 b7"))
+        .await
+        .unwrap()
+        .into_inner();
+    check_move(STANDARD, &tiles("b1 b2 J"), &tiles("b5 b6 b7"), &reply);
+    assert!(reply
+        .melds
+        .iter()
+        .all(|m| m.represents.len() == m.tiles.len()));
+    // Batches too.
+    let results = client
+        .arrange_batch(pb::ArrangeBatchRequest {
+            items: vec![arrange_request("k1 k2 J"), arrange_request("b12 b13 J")],
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .results;
+    assert_eq!(results[0].melds[0].represents, tiles("k1 k2 k3"));
+    assert_eq!(results[1].melds[0].represents, tiles("b11 b12 b13"));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
 async fn bad_input_is_invalid_argument_naming_the_item() {
     let (server, mut client) = start().await;
     let arrange = |text: &str| arrange_request(text);
@@ -704,7 +1042,7 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
         ),
         (
             pb::RuleSet {
-                jokers: 5,
+                jokers: Some(5),
                 ..Default::default()
             },
             "rules.jokers",
@@ -718,6 +1056,14 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
             "rules.min_len",
             "1",
         ),
+        (
+            pb::RuleSet {
+                opening_value: 256,
+                ..Default::default()
+            },
+            "rules.opening_value",
+            "256",
+        ),
     ] {
         let r = client.arrange(with_rules(rules)).await;
         assert_invalid(r, &[field, value, "outside the supported range"]);
@@ -726,8 +1072,9 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
         numbers: 0,
         colours: 8,
         copies: 4,
-        jokers: 4,
+        jokers: Some(4),
         min_len: 6,
+        ..Default::default()
     };
     let r = client.arrange(with_rules(huge)).await;
     assert_invalid(r, &["rules", "too large"]);
