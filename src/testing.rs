@@ -16,3 +16,51 @@ pub fn assert_invalid<T: std::fmt::Debug>(result: Result<T, Status>, words: &[&s
         );
     }
 }
+
+/// Checks the health service of `server` for `service`: SERVING while up,
+/// NOT_FOUND for an unknown name, NOT_SERVING as soon as shutdown starts (seen
+/// on a Watch stream opened before), and a shutdown that completes once the
+/// last stream is gone.
+pub async fn check_health_and_graceful_shutdown(
+    server: crate::server::RunningServer,
+    service: &str,
+) {
+    use std::time::Duration;
+    use tonic_health::pb::health_check_response::ServingStatus;
+    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
+
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+        .expect("valid address")
+        .connect()
+        .await
+        .expect("connects");
+    let mut health = HealthClient::new(channel);
+    let request = |name: &str| HealthCheckRequest {
+        service: name.to_string(),
+    };
+    let reply = health.check(request(service)).await.expect("check");
+    assert_eq!(reply.into_inner().status(), ServingStatus::Serving);
+    let unknown = health.check(request("no.such.Service")).await;
+    assert_eq!(unknown.expect_err("unknown service").code(), Code::NotFound);
+
+    let mut watch = health
+        .watch(request(service))
+        .await
+        .expect("watch")
+        .into_inner();
+    let first = watch.message().await.expect("stream").expect("a status");
+    assert_eq!(first.status(), ServingStatus::Serving);
+    let shutdown = tokio::spawn(server.shutdown());
+    let next = tokio::time::timeout(Duration::from_secs(5), watch.message())
+        .await
+        .expect("health changes when shutdown starts")
+        .expect("stream")
+        .expect("a status");
+    assert_eq!(next.status(), ServingStatus::NotServing);
+    drop(watch);
+    tokio::time::timeout(Duration::from_secs(10), shutdown)
+        .await
+        .expect("shutdown finishes within its grace period")
+        .expect("task")
+        .expect("clean shutdown");
+}

@@ -467,27 +467,6 @@ async fn a_smaller_batch_limit_is_enforced() {
 
 #[tokio::test]
 async fn health_reports_serving_and_shutdown_is_graceful() {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
-
     let (server, _client) = start().await;
-    let channel = Channel::from_shared(format!("http://{}", server.addr))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut health = HealthClient::new(channel);
-    let reply = health
-        .check(HealthCheckRequest {
-            service: SERVICE.into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(reply.status(), ServingStatus::Serving);
-    assert_eq!(SERVICE, "deckhand.mahjong.v1.MahjongService");
-    tokio::time::timeout(std::time::Duration::from_secs(10), server.shutdown())
-        .await
-        .expect("shutdown finishes within its grace period")
-        .unwrap();
+    deckhand::testing::check_health_and_graceful_shutdown(server, SERVICE).await;
 }

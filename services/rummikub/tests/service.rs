@@ -13,7 +13,6 @@ use rummikub::grpc::{Rummikub, RummikubServiceServer, DEFAULT_MAX_BATCH};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
-use tonic::Code;
 
 const SERVICE: &str = <RummikubServiceServer<Rummikub> as NamedService>::NAME;
 
@@ -1187,32 +1186,6 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
 
 #[tokio::test]
 async fn health_reports_serving_and_shutdown_is_graceful() {
-    use tonic_health::pb::health_check_response::ServingStatus;
-    use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
-
     let (server, _client) = start().await;
-    let channel = Channel::from_shared(format!("http://{}", server.addr))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut health = HealthClient::new(channel);
-    let reply = health
-        .check(HealthCheckRequest {
-            service: SERVICE.into(),
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(reply.status(), ServingStatus::Serving);
-    let unknown = health
-        .check(HealthCheckRequest {
-            service: "no.such.Service".into(),
-        })
-        .await;
-    assert_eq!(unknown.unwrap_err().code(), Code::NotFound);
-    tokio::time::timeout(std::time::Duration::from_secs(10), server.shutdown())
-        .await
-        .expect("shutdown finishes within its grace period")
-        .unwrap();
+    deckhand::testing::check_health_and_graceful_shutdown(server, SERVICE).await;
 }
