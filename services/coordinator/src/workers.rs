@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use deckhand::proto::preferans::v1 as pb;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use preferans_worker::engine::Strain;
+use preferans_worker::grpc::JOB_ID_HEADER;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
@@ -312,6 +313,9 @@ async fn run_lease(
         end: range.end,
         chunk_size: scheduler.config.message_size,
     };
+    // The job id travels as metadata so the worker's logs name the job too.
+    let mut request = tonic::Request::new(request);
+    request.metadata_mut().insert(JOB_ID_HEADER, job.id.into());
     let timeout = scheduler.config.lease_timeout;
     let call = tokio::select! {
         _ = job.cancel.cancelled() => return Ok(()),

@@ -30,6 +30,8 @@ pub use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
 pub const DEFAULT_PORT: u16 = 50054;
 /// Default layouts per streamed SolveLayouts message.
 pub const DEFAULT_CHUNK: u32 = 512;
+/// Request metadata key carrying a coordinator's job id (for the logs).
+pub const JOB_ID_HEADER: &str = "x-deckhand-job-id";
 /// Table size of the solver used for single deals (a fresh one per call).
 const DEAL_TABLE_BYTES: usize = 8 << 20;
 
@@ -467,9 +469,17 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         &self,
         request: Request<pb::SolveLayoutsRequest>,
     ) -> Result<Response<Self::SolveLayoutsStream>, Status> {
+        // Set by a coordinator, so worker logs can be matched with its job.
+        let job_id = request
+            .metadata()
+            .get(JOB_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-")
+            .to_string();
         let request = request.into_inner();
         let view = Arc::new(view_from_proto(request.view.as_ref())?);
         let range = layout_range(request.start, request.end)?;
+        tracing::info!(job_id, start = range.start, end = range.end, strain = %view.contract().strain, "solving layouts");
         let chunk = match request.chunk_size {
             0 => DEFAULT_CHUNK,
             n => n.min(LAYOUT_COUNT),
