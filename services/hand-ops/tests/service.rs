@@ -260,3 +260,39 @@ async fn health_reports_serving_and_shutdown_is_graceful() {
     let (server, _client) = start().await;
     deckhand::testing::check_health_and_graceful_shutdown(server, SERVICE).await;
 }
+
+#[tokio::test]
+async fn a_client_deadline_is_honoured() {
+    let (server, mut client) = start().await;
+    // The full deck's 27,471 plays take far longer than one microsecond.
+    let mut request = tonic::Request::new(pb::LegalMovesRequest {
+        hand: Some(text(
+            "3333444455556666777788889999TTTTJJJJQQQQKKKKAAAA2222BR",
+        )),
+        beat: None,
+    });
+    request.set_timeout(std::time::Duration::from_micros(1));
+    let status = client.legal_moves(request).await.expect_err("deadline");
+    assert!(
+        matches!(
+            status.code(),
+            tonic::Code::DeadlineExceeded | tonic::Code::Cancelled
+        ),
+        "{status:?}"
+    );
+    // Without a deadline the same request succeeds.
+    let request = pb::LegalMovesRequest {
+        hand: Some(text(
+            "3333444455556666777788889999TTTTJJJJQQQQKKKKAAAA2222BR",
+        )),
+        beat: None,
+    };
+    let moves = client
+        .legal_moves(request)
+        .await
+        .unwrap()
+        .into_inner()
+        .moves;
+    assert_eq!(moves.len(), 27_471);
+    server.shutdown().await.unwrap();
+}
