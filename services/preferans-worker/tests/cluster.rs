@@ -18,9 +18,10 @@ use tonic::service::Routes;
 use tonic::transport::Channel;
 use tonic::Code;
 
-/// solvealldeals1-1 of oracles.json: misère, N has led CJ; first 20,000 layouts.
+/// solvealldeals1-1 of oracles.json: misère, N has led CJ.
 const VIEW: &str = "T987.T987.*98.*Q#J";
 const FIRST_20000: [u32; 11] = [906, 13958, 366, 2054, 2384, 325, 7, 0, 0, 0, 0];
+const ALL_184756: [u32; 11] = [8544, 147660, 1340, 9050, 15156, 2876, 130, 0, 0, 0, 0];
 
 /// A worker process; killed with SIGKILL when dropped.
 struct WorkerProcess {
@@ -131,7 +132,7 @@ fn small_chunks() -> SchedulerConfig {
         chunk_size: 500,
         message_size: 100,
         lease_timeout: Duration::from_secs(30),
-        progress_interval: Duration::from_millis(50),
+        progress_interval: Duration::from_millis(20),
         ..SchedulerConfig::default()
     }
 }
@@ -148,25 +149,28 @@ async fn a_worker_killed_mid_job_loses_nothing_and_rejoins() {
     let addresses = workers.iter().map(|w| w.addr.clone()).collect();
     let (server, mut client) = coordinator(addresses, small_chunks()).await;
 
+    // All 184,756 layouts, so the job is still running when the victim has
+    // started: it is killed at the first progress report that shows its work.
     let victim = workers[0].addr.clone();
-    let mut killed = false;
-    let result = analyze(&mut client, request(0, 20_000), |p| {
+    let mut killed_at = None;
+    let result = analyze(&mut client, request(0, 184_756), |p| {
         let victim_share = p
             .workers
             .iter()
             .find(|w| w.address == victim)
             .map_or(0, |w| w.layouts);
-        if !killed && victim_share > 0 && p.layouts_done < p.layouts_total / 2 {
+        if killed_at.is_none() && victim_share > 0 && p.layouts_done < p.layouts_total {
             workers[0].kill();
-            killed = true;
+            killed_at = Some(p.layouts_done);
         }
     })
     .await;
-    assert!(killed, "the job ended before the worker could be killed");
-    assert_eq!(result.layouts, 20_000);
+    let killed_at = killed_at.expect("the job ended before the worker could be killed");
+    assert!(killed_at < 184_756);
+    assert_eq!(result.layouts, 184_756);
     assert_eq!(result.openings.len(), 1);
     assert_eq!(result.openings[0].card, "CJ");
-    assert_eq!(result.openings[0].histogram, FIRST_20000.to_vec());
+    assert_eq!(result.openings[0].histogram, ALL_184756.to_vec());
 
     let list = client
         .list_workers(pb::ListWorkersRequest {})
@@ -223,11 +227,12 @@ async fn cancel_stops_the_workers_and_the_queue_is_bounded() {
     };
     let (server, mut client) = coordinator(vec![worker.addr.clone()], config).await;
 
-    let mut stream = client
-        .analyze_all_foe(request(0, 184_756))
-        .await
-        .unwrap()
-        .into_inner();
+    // preferansRu1, the slowest published problem (seconds on one thread).
+    let mut slow = request(0, 184_756);
+    let view = slow.view.as_mut().unwrap();
+    (view.compact, view.contract, view.leader) =
+        ("QT7.KQJ.A*8*7.KQJ".into(), "6S".into(), pb::Seat::W as i32);
+    let mut stream = client.analyze_all_foe(slow).await.unwrap().into_inner();
     // Wait until the worker has started on it.
     loop {
         let event = stream.message().await.unwrap().unwrap().event.unwrap();
