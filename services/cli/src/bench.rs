@@ -38,6 +38,9 @@ enum Command {
         /// Layouts per measured analysis.
         #[arg(long, default_value_t = 20_000)]
         layouts: u32,
+        /// Published problem: solvealldeals1-1, solvealldeals2 or preferansRu1.
+        #[arg(long, default_value = "preferansRu1")]
+        problem: String,
         /// The preferans-worker binary (default: next to this executable).
         #[arg(long)]
         worker_bin: Option<std::path::PathBuf>,
@@ -60,9 +63,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         }
         Command::Cluster {
             layouts,
+            problem,
             worker_bin,
         } => {
-            crate::cluster_bench::run(layouts, worker_bin).await?;
+            crate::cluster_bench::run(layouts, &problem, worker_bin).await?;
         }
     }
     target.close().await

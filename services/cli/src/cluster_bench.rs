@@ -1,4 +1,4 @@
-//! `deckhand bench cluster`: what the cluster costs and what it buys.
+//! `deckhand bench cluster [--problem NAME]`: what the cluster costs and what it buys.
 //!
 //! 1. The in-process solve (one table per thread) on 1 and 2 threads: the baseline.
 //! 2. The same analysis through a coordinator on 1 and on 2 worker processes
@@ -23,9 +23,14 @@ use preferans_worker::engine::{solve_all_foe, Contract, DeclarerView, Seat, LAYO
 use tonic::server::NamedService;
 use tonic::service::Routes;
 
-/// preferansRu1 of the published problems: spades, West leads.
-const VIEW: &str = "QT7.KQJ.A*8*7.KQJ";
-const CONTRACT: &str = "6S";
+/// The published all-foe problems: name, declarer's view, contract, leader (declarer N).
+const PROBLEMS: [(&str, &str, &str, Seat); 3] = [
+    ("solvealldeals1-1", "T987.T987.*98.*Q#J", "misere", Seat::N),
+    ("solvealldeals2", "#A*8*7.AKT.KJ.A987", "6C", Seat::N),
+    ("preferansRu1", "QT7.KQJ.A*8*7.KQJ", "6S", Seat::W),
+];
+
+type Problem = (&'static str, &'static str, &'static str, Seat);
 
 struct WorkerProcess(Child, String);
 
@@ -100,14 +105,20 @@ async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningServer>
 }
 
 /// Runs one analysis through the coordinator; returns layouts/s.
-async fn analyze(server: &RunningServer, start: u32, end: u32) -> anyhow::Result<f64> {
+async fn analyze(
+    server: &RunningServer,
+    problem: Problem,
+    start: u32,
+    end: u32,
+) -> anyhow::Result<f64> {
+    let (_, view, contract, leader) = problem;
     let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
     let request = pb::AnalyzeAllFoeRequest {
         view: Some(pb::DeclarerView {
             declarer: pb::Seat::N as i32,
-            contract: CONTRACT.into(),
-            leader: pb::Seat::W as i32,
-            compact: VIEW.into(),
+            contract: contract.into(),
+            leader: preferans_worker::grpc::seat_to_proto(leader) as i32,
+            compact: view.into(),
             ..Default::default()
         }),
         start,
@@ -123,15 +134,20 @@ async fn analyze(server: &RunningServer, start: u32, end: u32) -> anyhow::Result
     bail!("no result")
 }
 
-fn in_process(threads: usize, end: u32) -> anyhow::Result<f64> {
-    let contract: Contract = CONTRACT.parse()?;
-    let view = DeclarerView::from_notation(VIEW, Seat::N, contract, Seat::W)?;
+fn in_process(problem: Problem, threads: usize, end: u32) -> anyhow::Result<f64> {
+    let (_, view, contract, leader) = problem;
+    let contract: Contract = contract.parse()?;
+    let view = DeclarerView::from_notation(view, Seat::N, contract, leader)?;
     let began = Instant::now();
     let analysis = solve_all_foe(&view, 0..end, threads, |_| {})?;
     Ok(f64::from(analysis.layouts()) / began.elapsed().as_secs_f64())
 }
 
-pub async fn run(layouts: u32, worker_bin: Option<PathBuf>) -> anyhow::Result<()> {
+pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> anyhow::Result<()> {
+    let problem = PROBLEMS
+        .into_iter()
+        .find(|p| p.0 == problem)
+        .with_context(|| format!("unknown problem {problem:?}: one of solvealldeals1-1, solvealldeals2, preferansRu1"))?;
     if layouts == 0 || 2 * layouts > LAYOUT_COUNT {
         bail!("--layouts must be in 1..={}", LAYOUT_COUNT / 2);
     }
@@ -142,10 +158,11 @@ pub async fn run(layouts: u32, worker_bin: Option<PathBuf>) -> anyhow::Result<()
     if !bin.exists() {
         bail!("{} not found: build it (cargo build --release -p preferans-worker) or pass --worker-bin", bin.display());
     }
-    println!("problem preferansRu1 ({VIEW}, {CONTRACT}, W leads), layouts 0..{layouts}");
+    let (name, view, contract, leader) = problem;
+    println!("problem {name} ({view}, {contract}, {leader} leads), layouts 0..{layouts}");
 
-    let base1 = tokio::task::spawn_blocking(move || in_process(1, layouts)).await??;
-    let base2 = tokio::task::spawn_blocking(move || in_process(2, layouts)).await??;
+    let base1 = tokio::task::spawn_blocking(move || in_process(problem, 1, layouts)).await??;
+    let base2 = tokio::task::spawn_blocking(move || in_process(problem, 2, layouts)).await??;
     println!("in-process, 1 thread : {base1:>9.0} layouts/s");
     println!(
         "in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)",
@@ -154,20 +171,20 @@ pub async fn run(layouts: u32, worker_bin: Option<PathBuf>) -> anyhow::Result<()
 
     let one = [start_worker(&bin)?];
     let server = coordinator(&one).await?;
-    let cluster1 = analyze(&server, 0, layouts).await?;
-    let warm = analyze(&server, layouts, 2 * layouts).await?;
+    let cluster1 = analyze(&server, problem, 0, layouts).await?;
+    let warm = analyze(&server, problem, layouts, 2 * layouts).await?;
     server.shutdown().await?;
     drop(one);
 
     let two = [start_worker(&bin)?, start_worker(&bin)?];
     let server = coordinator(&two).await?;
-    let cluster2 = analyze(&server, 0, layouts).await?;
+    let cluster2 = analyze(&server, problem, 0, layouts).await?;
     server.shutdown().await?;
     drop(two);
 
     let fresh = [start_worker(&bin)?];
     let server = coordinator(&fresh).await?;
-    let cold = analyze(&server, layouts, 2 * layouts).await?;
+    let cold = analyze(&server, problem, layouts, 2 * layouts).await?;
     server.shutdown().await?;
 
     let overhead = |cluster: f64, base: f64| (base / cluster - 1.0) * 100.0;
