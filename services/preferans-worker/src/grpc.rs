@@ -440,14 +440,23 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
     ) -> Result<Response<pb::SolveDealResponse>, Status> {
         let position = position(request.get_ref())?;
         let to_move = position.to_move();
-        let (tricks, values) = tokio::task::spawn_blocking(move || {
+        // The declarer wants tricks (none in misère); the defenders want the opposite.
+        let wants_tricks = (to_move == position.declarer()) != position.strain().is_misere();
+        let values = tokio::task::spawn_blocking(move || {
             // A small fresh table: a single deal must not clear a warm layout table.
-            let mut solver = Solver::new(DEAL_TABLE_BYTES);
-            let tricks = solver.solve(&position);
-            (tricks, solver.solve_cards(&position))
+            Solver::new(DEAL_TABLE_BYTES).solve_cards(&position)
         })
         .await
         .map_err(|e| Status::internal(format!("solver task failed: {e}")))?;
+        // The position's value is the best card's value for the player to move
+        // (a validated position always has a legal card).
+        let tricks = values.iter().map(|&(_, v)| v);
+        let tricks = if wants_tricks {
+            tricks.max()
+        } else {
+            tricks.min()
+        }
+        .ok_or_else(|| Status::internal("no legal card in a validated position"))?;
         let cards = values
             .into_iter()
             .map(|(card, value)| pb::CardValue {

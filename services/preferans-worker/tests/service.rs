@@ -70,6 +70,20 @@ async fn solve_deal_matches_the_oracles_and_marks_best_cards() {
     assert_eq!(reply.declarer_tricks, 0);
     assert_eq!(reply.to_move, pb::Seat::W as i32);
     assert_eq!(reply.cards.len(), 10, "W leads: every card is legal");
+    // The declarer to move (W, clubs): 7 tricks, the best card's value.
+    let reply = client
+        .solve_deal(deal(
+            "QJT.J9.A97.KJ K9.Q87.QT8.QT A.AKT.KJ.A987",
+            "7C",
+            pb::Seat::W,
+            pb::Seat::W,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(reply.declarer_tricks, 7);
+    let best = reply.cards.iter().map(|c| c.declarer_tricks).max();
+    assert_eq!(best, Some(7));
     let reply = client
         .solve_deal(deal(
             "T987.98.987.8 AK.AKQT.J.QJT QJ.J7.AKQT.97",
