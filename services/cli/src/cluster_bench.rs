@@ -19,7 +19,7 @@ use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use preferans_worker::engine::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
+use deckhand_preferans::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 

@@ -66,7 +66,7 @@ impl Target {
         }
         let worker: PreferansWorkerServiceServer<Worker> = Worker::new(SolverPool::new(
             threads,
-            preferans_worker::engine::DEFAULT_TT_BYTES,
+            deckhand_preferans::DEFAULT_TT_BYTES,
         ))
         .into_server(MAX_MESSAGE_BYTES);
         let names = [name(&worker)];

@@ -90,7 +90,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 cards: Some(pb::hand::Cards::Packed(packed)),
             }) = remaining.first()
             {
-                let cards = hand_ops::engine::CardsVector::from_packed(*packed)?;
+                let cards = deckhand_handops::CardsVector::from_packed(*packed)?;
                 println!("{cards}");
             }
         }

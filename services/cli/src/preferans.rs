@@ -8,7 +8,7 @@ use clap::Subcommand;
 use deckhand::proto::preferans::v1 as pb;
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use preferans_worker::engine::{parse_problems_lossy, Seat, LAYOUT_COUNT};
+use deckhand_preferans::{parse_problems_lossy, Seat, LAYOUT_COUNT};
 use preferans_worker::grpc::seat_to_proto;
 
 use crate::embedded::{Target, MAX_MESSAGE_BYTES};
@@ -112,7 +112,7 @@ fn seat(text: &str) -> anyhow::Result<i32> {
 fn problem(
     file: &PathBuf,
     number: Option<&str>,
-) -> anyhow::Result<preferans_worker::engine::Problem> {
+) -> anyhow::Result<deckhand_preferans::Problem> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let number = number.context("give the problem's NUMBER after the file")?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use deckhand::proto::preferans::v1 as pb;
-use preferans_worker::engine::LAYOUT_COUNT;
+use deckhand_preferans::LAYOUT_COUNT;
 use preferans_worker::grpc::{layout_range, opening_names, view_from_proto};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;

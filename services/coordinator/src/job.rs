@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use deckhand::proto::preferans::v1 as pb;
-use preferans_worker::engine::{Contract, Histogram, Strain};
+use deckhand_preferans::{Contract, Histogram, Strain};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use preferans_worker::engine::Strain;
+use deckhand_preferans::Strain;
 use tokio::sync::Notify;
 
 use crate::job::Job;
@@ -183,7 +183,7 @@ impl Scheduler {
 mod tests {
     use super::*;
     use deckhand::proto::preferans::v1 as pb;
-    use preferans_worker::engine::{Contract, Suit};
+    use deckhand_preferans::{Contract, Suit};
 
     fn job(scheduler: &Scheduler, strain: Strain, layouts: u32) -> Arc<Job> {
         let contract = Contract {

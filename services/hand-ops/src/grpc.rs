@@ -5,7 +5,7 @@ use deckhand::proto::handops::v1 as pb;
 use deckhand::status::{check_batch, invalid, missing};
 use tonic::{Request, Response, Status};
 
-use crate::engine::{beating_plays, classify, legal_plays, CardsVector, Play, PlayKind};
+use deckhand_handops::{beating_plays, classify, legal_plays, CardsVector, Play, PlayKind};
 
 pub use pb::hand_ops_service_server::HandOpsServiceServer;
 

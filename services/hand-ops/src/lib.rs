@@ -1,4 +1,3 @@
 //! Dou Dizhu hand algebra: the engine (pure, usable as a library) and its gRPC
 //! adapter. The `hand-ops` binary serves the adapter.
-pub mod engine;
 pub mod grpc;

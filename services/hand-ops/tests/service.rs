@@ -102,7 +102,7 @@ async fn legal_move_counts_match_the_data_file() {
     let (server, mut client) = start().await;
     let data = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/legal_moves.tsv"
+        "/../../engines/handops/tests/data/legal_moves.tsv"
     ))
     .unwrap();
     let mut rows = 0;
@@ -125,7 +125,7 @@ async fn legal_move_counts_match_the_data_file() {
         assert_eq!(moves.len(), count, "{hand} beating {beat}");
         for m in &moves {
             assert_ne!(m.r#type, pb::MoveType::Unspecified as i32);
-            let parsed: hand_ops::engine::CardsVector = m.text.parse().unwrap();
+            let parsed: deckhand_handops::CardsVector = m.text.parse().unwrap();
             assert_eq!(parsed.packed(), m.packed);
         }
         rows += 1;

@@ -5,7 +5,7 @@ use deckhand::proto::mahjong::v1 as pb;
 use deckhand::status::{check_batch, invalid, missing};
 use tonic::{Request, Response, Status};
 
-use crate::engine::{check_win, shanten, waits, Decomposition, Form, Tile, TileCounts};
+use deckhand_mahjong::{check_win, shanten, waits, Decomposition, Form, Tile, TileCounts};
 
 pub use pb::mahjong_service_server::MahjongServiceServer;
 

@@ -89,7 +89,7 @@ async fn agari_cases_through_check_win() {
     let (server, mut client) = start().await;
     let data = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/agari_cases.tsv"
+        "/../../engines/mahjong/tests/data/agari_cases.tsv"
     ))
     .unwrap();
     let rows: Vec<Vec<&str>> = data

@@ -19,7 +19,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use crate::engine::{
+use deckhand_preferans::{
     solve_layouts, BySeat, Card, Cards, Contract, DeclarerView, Position, Seat, Solver, Strain,
     LAYOUT_COUNT,
 };

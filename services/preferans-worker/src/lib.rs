@@ -1,4 +1,3 @@
 //! Double-dummy preferans: the solver engine (pure, usable as a library) and
 //! its gRPC adapter. The `preferans-worker` binary serves the adapter.
-pub mod engine;
 pub mod grpc;

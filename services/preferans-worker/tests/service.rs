@@ -7,7 +7,7 @@ use std::time::Duration;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use preferans_worker::engine::{solve_layouts, Contract, DeclarerView, Seat, Solver};
+use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat, Solver};
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
 use tonic::service::Routes;

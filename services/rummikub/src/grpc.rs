@@ -34,7 +34,7 @@ use deckhand::proto::rummikub::v1 as pb;
 use deckhand::status::{check_batch, invalid};
 use tonic::{Request, Response, Status};
 
-use crate::engine::{Error, Meld, MeldKind, Objective, RuleSet, Solver, Tile, TileCounts};
+use deckhand_rummikub::{Error, Meld, MeldKind, Objective, RuleSet, Solver, Tile, TileCounts};
 
 pub use pb::rummikub_service_server::RummikubServiceServer;
 
@@ -580,7 +580,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::parse_tiles;
+    use deckhand_rummikub::parse_tiles;
 
     #[test]
     fn locate_names_the_extra_copy() {
@@ -663,8 +663,8 @@ mod tests {
 
     #[test]
     fn melds_carry_what_jokers_stand_for() {
-        let tiles = crate::engine::parse_tiles("k1 k2 J").unwrap();
-        let melds = crate::engine::arrange(&RuleSet::default(), &tiles)
+        let tiles = deckhand_rummikub::parse_tiles("k1 k2 J").unwrap();
+        let melds = deckhand_rummikub::arrange(&RuleSet::default(), &tiles)
             .unwrap()
             .unwrap();
         let wire = to_meld(&melds[0]);

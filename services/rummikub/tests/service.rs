@@ -8,7 +8,7 @@ use deckhand::proto::rummikub::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand::testing::assert_invalid;
 use pb::rummikub_service_client::RummikubServiceClient;
-use rummikub::engine::Tile;
+use deckhand_rummikub::Tile;
 use rummikub::grpc::{Rummikub, RummikubServiceServer, DEFAULT_MAX_BATCH};
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -293,7 +293,7 @@ struct Game {
 fn in_progress_game() -> Game {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/in_progress_game.txt"
+        "/../../engines/rummikub/tests/data/in_progress_game.txt"
     ))
     .expect("data file");
     let line = |prefix: &str| {

@@ -1,0 +1,231 @@
+//! Known answers published with the established solver (tests/data/oracles.json).
+
+mod common;
+
+use std::ops::ControlFlow;
+
+use common::{foe_oracles, oracles, strain_code};
+use deckhand_preferans::{
+    solve_all_foe_with, solve_layouts, Analysis, BySeat, Cards, Position, Seat, Solver,
+    LAYOUT_COUNT,
+};
+
+#[test]
+fn single_deals() {
+    let o = oracles();
+    let deals = o.get("single_deals").get("deals").arr();
+    assert_eq!(deals.len(), 8);
+    let mut solver = Solver::new(1 << 22);
+    for d in deals {
+        let hands: Vec<Cards> = d
+            .get("deal")
+            .str()
+            .split(' ')
+            .map(|h| h.parse().unwrap())
+            .collect();
+        let hands = BySeat::new(hands[0], hands[1], hands[2]);
+        let strain = if d.get("misere").bool() {
+            strain_code(5)
+        } else {
+            strain_code(d.get("trump").num())
+        };
+        let seat = |k: &str| Seat::from_char(d.get(k).str().chars().next().unwrap()).unwrap();
+        let (first, declarer) = (seat("first"), seat("declarer"));
+        let pos = Position::new(hands, strain, declarer, first, &[]).unwrap();
+        let n = pos.tricks_left() as u32;
+        let tricks = u32::from(solver.solve(&pos));
+        assert_eq!(
+            tricks,
+            d.get("declarerTricks").num(),
+            "{}",
+            d.get("deal").str()
+        );
+        let e = if first == declarer {
+            tricks
+        } else {
+            n - tricks
+        };
+        assert_eq!(e, d.get("e").num(), "{}", d.get("deal").str());
+        // The best card's value equals the position's value.
+        let cards = solver.solve_cards(&pos);
+        let best = if strain == strain_code(5) {
+            cards.iter().map(|c| c.1).min()
+        } else {
+            let maxi = cards.iter().map(|c| c.1).max();
+            let mini = cards.iter().map(|c| c.1).min();
+            if first == declarer {
+                maxi
+            } else {
+                mini
+            }
+        };
+        if strain != strain_code(5) || first == declarer {
+            assert_eq!(best, Some(tricks as u8));
+        }
+    }
+}
+
+fn histogram(
+    solver: &mut Solver,
+    view: &deckhand_preferans::DeclarerView,
+    n: u32,
+) -> [u32; 11] {
+    let mut analysis = Analysis::new(view);
+    let solved = solve_layouts(solver, view, 0..n, |r| {
+        analysis.add(&r);
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!(solved, n);
+    assert_eq!(analysis.openings.len(), 1);
+    analysis.openings[0].histogram.counts
+}
+
+/// First 20,000 layouts of each published problem.
+#[test]
+fn all_foe_first_20000() {
+    for oracle in foe_oracles() {
+        let mut solver = Solver::default();
+        let h = histogram(&mut solver, &oracle.view, 20_000);
+        assert_eq!(h, oracle.first_20000, "{}", oracle.name);
+    }
+}
+
+/// CPU seconds used by this process so far (Linux; 0 elsewhere). On a shared machine
+/// wall time overstates the solver's cost, so both are printed.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are fields 14, 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| {
+        f.iter().filter_map(|v| v.parse::<f64>().ok()).sum()
+    });
+    ticks / 100.0
+}
+
+/// All 184,756 layouts of each problem on one thread, printing layouts/s:
+/// runs in release builds (as in CI): `cargo test -p preferans-worker --release --test oracles -- --nocapture`
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug builds; run with --release")]
+fn all_foe_all_layouts() {
+    for oracle in foe_oracles() {
+        let (start, cpu) = (std::time::Instant::now(), cpu_seconds());
+        let a = solve_all_foe_with(&oracle.view, 0..LAYOUT_COUNT, 1, 64 << 20, |_| {}).unwrap();
+        let (secs, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+        eprintln!(
+            "{}: {secs:.2} s wall, {cpu:.2} s cpu, {:.0} layouts/s wall, {:.0} layouts/s cpu (1 thread)",
+            oracle.name,
+            f64::from(LAYOUT_COUNT) / secs,
+            f64::from(LAYOUT_COUNT) / cpu.max(0.01),
+        );
+        assert_eq!(
+            a.openings[0].histogram.counts, oracle.all,
+            "{}",
+            oracle.name
+        );
+        assert_eq!(a.layouts(), LAYOUT_COUNT);
+    }
+}
+
+/// Splitting a range over threads (each with its own solver) gives the same histogram.
+#[test]
+fn parallel_split_matches_one_thread() {
+    let oracle = &foe_oracles()[1];
+    let range = 5_000..5_600;
+    let mut one = Analysis::new(&oracle.view);
+    solve_layouts(
+        &mut Solver::new(1 << 20),
+        &oracle.view,
+        range.clone(),
+        |r| {
+            one.add(&r);
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap();
+    let seen = std::sync::atomic::AtomicU32::new(0);
+    let three = solve_all_foe_with(&oracle.view, range.clone(), 3, 1 << 20, |n| {
+        seen.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(one, three);
+    assert_eq!(three.layouts(), 600);
+    assert_eq!(seen.into_inner(), 600);
+}
+
+#[test]
+fn cancellation_stops_promptly() {
+    let oracle = &foe_oracles()[0];
+    let mut seen = Vec::new();
+    let solved = solve_layouts(&mut Solver::new(1 << 20), &oracle.view, 100..1000, |r| {
+        seen.push(r.index);
+        if seen.len() == 3 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .unwrap();
+    assert_eq!(solved, 3);
+    assert_eq!(seen, vec![100, 101, 102]);
+}
+
+#[test]
+fn layout_hands_follow_the_convention() {
+    let oracle = &foe_oracles()[0];
+    let view = &oracle.view;
+    let unknown = view.unknown_cards();
+    assert!(unknown.windows(2).all(|w| w[0] < w[1]));
+    let hands = view.layout_hands(0).unwrap();
+    // Declarer N: subset {0..9} goes to West.
+    let west: Cards = unknown[..10].iter().copied().collect();
+    assert_eq!(hands[Seat::W], west);
+    assert_eq!(hands[Seat::E], unknown[10..].iter().copied().collect());
+    assert_eq!(hands[Seat::N], view.hand());
+}
+
+/// Declarer on lead with nothing played: one value per card of its hand, each equal to
+/// solving that layout with the card led (checked with a separate fresh solver).
+#[test]
+fn per_opening_values_match_single_solves() {
+    use deckhand_preferans::{Contract, DeclarerView, Strain, Suit};
+    let contract = Contract {
+        level: Some(6),
+        strain: Strain::Trump(Suit::Spades),
+    };
+    let view =
+        DeclarerView::from_notation("QT7.KQJ.A*8*7.KQJ", Seat::E, contract, Seat::E).unwrap();
+    let openings = view.openings();
+    assert_eq!(openings.len(), 10);
+    let mut analysis = Analysis::new(&view);
+    let mut solver = Solver::new(1 << 22);
+    solve_layouts(&mut solver, &view, 1000..1012, |r| {
+        analysis.add(&r);
+        let hands = view.layout_hands(r.index).unwrap();
+        // Declarer E: the subset goes to its predecessor N.
+        assert_eq!(view.subset_seat(), Seat::N);
+        assert_eq!(r.tricks.len(), 10);
+        for (opening, &tricks) in openings.iter().zip(r.tricks.iter()) {
+            let card = opening.unwrap();
+            let pos = Position::from_full_hands(hands, contract.strain, Seat::E, Seat::E, &[card])
+                .unwrap();
+            assert_eq!(
+                Solver::new(1 << 20).solve(&pos),
+                tricks,
+                "layout {} card {card}",
+                r.index
+            );
+        }
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!(analysis.openings.len(), 10);
+    assert!(analysis.openings.iter().all(|o| o.histogram.total() == 12));
+    let best = analysis
+        .openings
+        .iter()
+        .map(|o| o.histogram.mean())
+        .fold(0.0, f64::max);
+    assert!(best > 0.0);
+}
