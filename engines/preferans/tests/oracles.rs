@@ -65,11 +65,7 @@ fn single_deals() {
     }
 }
 
-fn histogram(
-    solver: &mut Solver,
-    view: &deckhand_preferans::DeclarerView,
-    n: u32,
-) -> [u32; 11] {
+fn histogram(solver: &mut Solver, view: &deckhand_preferans::DeclarerView, n: u32) -> [u32; 11] {
     let mut analysis = Analysis::new(view);
     let solved = solve_layouts(solver, view, 0..n, |r| {
         analysis.add(&r);

@@ -7,8 +7,8 @@ mod common;
 
 use common::reference::{score, Reference};
 use common::{check_move, config, meld_ok, sorted};
-use proptest::prelude::*;
 use deckhand_rummikub::{BestMove, Colour, Error, Objective, RuleSet, SearchOrder, Solver, Tile};
+use proptest::prelude::*;
 
 fn rules() -> impl Strategy<Value = RuleSet> {
     (

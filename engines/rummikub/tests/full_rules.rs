@@ -5,8 +5,8 @@
 mod common;
 
 use common::{check_move, config, meld_ok, sorted};
-use proptest::prelude::*;
 use deckhand_rummikub::{BestMove, Colour, Objective, RuleSet, Solver, Tile};
+use proptest::prelude::*;
 
 /// A random valid meld of the default rules from a few numbers: a run
 /// (colour, first, length 3..=5) or a group (number, 3 or 4 colours), with

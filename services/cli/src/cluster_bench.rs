@@ -17,9 +17,9 @@ use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
 use coordinator::scheduler::SchedulerConfig;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand_preferans::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use deckhand_preferans::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
 use tonic::server::NamedService;
 use tonic::service::Routes;
 

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use clap::Subcommand;
 use deckhand::proto::preferans::v1 as pb;
+use deckhand_preferans::{parse_problems_lossy, Seat, LAYOUT_COUNT};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use deckhand_preferans::{parse_problems_lossy, Seat, LAYOUT_COUNT};
 use preferans_worker::grpc::seat_to_proto;
 
 use crate::embedded::{Target, MAX_MESSAGE_BYTES};
@@ -109,10 +109,7 @@ fn seat(text: &str) -> anyhow::Result<i32> {
     Ok(seat_to_proto(seat) as i32)
 }
 
-fn problem(
-    file: &PathBuf,
-    number: Option<&str>,
-) -> anyhow::Result<deckhand_preferans::Problem> {
+fn problem(file: &PathBuf, number: Option<&str>) -> anyhow::Result<deckhand_preferans::Problem> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let number = number.context("give the problem's NUMBER after the file")?;

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deckhand::proto::preferans::v1 as pb;
-use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use deckhand_preferans::Strain;
+use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use preferans_worker::grpc::JOB_ID_HEADER;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
-use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat, Solver};
+use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
 use tonic::service::Routes;

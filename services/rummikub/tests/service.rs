@@ -7,8 +7,8 @@
 use deckhand::proto::rummikub::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand::testing::assert_invalid;
-use pb::rummikub_service_client::RummikubServiceClient;
 use deckhand_rummikub::Tile;
+use pb::rummikub_service_client::RummikubServiceClient;
 use rummikub::grpc::{Rummikub, RummikubServiceServer, DEFAULT_MAX_BATCH};
 use tonic::server::NamedService;
 use tonic::service::Routes;

@@ -3,8 +3,8 @@
 
 pub mod reference;
 
-use proptest::test_runner::Config as ProptestConfig;
 use deckhand_rummikub::{BestMove, Meld, MeldKind, RuleSet, Tile};
+use proptest::test_runner::Config as ProptestConfig;
 
 /// `cases`, unless `PROPTEST_CASES` asks for another count (long release runs).
 pub fn config(cases: u32) -> ProptestConfig {
