@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod server;
 pub mod status;
 pub mod telemetry;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 /// Generated protobuf messages, clients and servers.

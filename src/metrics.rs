@@ -1,21 +1,30 @@
-//! Prometheus metrics shared by every binary: a small process-wide registry,
-//! a tower layer that counts and times every gRPC request, and a minimal HTTP
-//! endpoint serving the text exposition format at `GET /metrics`.
+//! Prometheus metrics shared by every binary, kept in a `prometheus-client`
+//! registry: a tower layer that counts and times every gRPC request, and an
+//! HTTP endpoint (hyper) serving the Prometheus text format at `GET /metrics`.
 //!
-//! Services add their own series with [`counter_add`], [`gauge_set`] and
-//! [`register_collector`] (for values read on each scrape).
+//! Services add series whose values live elsewhere with [`describe`] and
+//! [`register_collector`]; the collector is read on every scrape.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::collections::{BTreeMap, HashSet};
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use prometheus_client::encoding::{
+    prometheus_text, DescriptorEncoder, EncodeLabelSet, EncodeMetric,
+};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
+use prost::Message as _;
 use tokio::net::TcpListener;
 use tonic::codegen::http;
 
@@ -24,163 +33,32 @@ const LATENCY_BUCKETS: [f64; 12] = [
     0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5, 10.0,
 ];
 
-type Labels = Vec<(String, String)>;
-type Collector = Box<dyn Fn() -> Vec<Sample> + Send + Sync>;
-
-/// One value of a series, produced by a collector at scrape time.
-pub struct Sample {
-    pub name: &'static str,
-    pub labels: Labels,
-    pub value: f64,
-}
-
-#[derive(Default)]
-struct Histogram {
-    buckets: [u64; LATENCY_BUCKETS.len()],
-    count: u64,
-    sum: f64,
-}
-
-#[derive(Default)]
-struct Registry {
-    counters: BTreeMap<(&'static str, Labels), f64>,
-    gauges: BTreeMap<(&'static str, Labels), f64>,
-    histograms: BTreeMap<(&'static str, Labels), Histogram>,
-    help: BTreeMap<&'static str, (&'static str, &'static str)>,
-}
+/// The `method` label of every request to a path the binary does not serve,
+/// so that arbitrary paths cannot create new series.
+pub const UNKNOWN_METHOD: &str = "unknown";
 
 fn registry() -> &'static Mutex<Registry> {
     static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
     REGISTRY.get_or_init(Mutex::default)
 }
 
-fn collectors() -> &'static Mutex<Vec<Collector>> {
-    static COLLECTORS: OnceLock<Mutex<Vec<Collector>>> = OnceLock::new();
-    COLLECTORS.get_or_init(Mutex::default)
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn labels(pairs: &[(&str, &str)]) -> Labels {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn with_registry<T>(f: impl FnOnce(&mut Registry) -> T) -> T {
-    let mut registry = registry().lock().unwrap_or_else(|p| p.into_inner());
-    f(&mut registry)
-}
-
-/// Declares a series' help text and type (`counter`, `gauge`, `histogram`).
-pub fn describe(name: &'static str, kind: &'static str, help: &'static str) {
-    with_registry(|r| r.help.insert(name, (kind, help)));
-}
-
-/// Adds `value` to a counter.
-pub fn counter_add(name: &'static str, pairs: &[(&str, &str)], value: f64) {
-    with_registry(|r| *r.counters.entry((name, labels(pairs))).or_default() += value);
-}
-
-/// Sets a gauge.
-pub fn gauge_set(name: &'static str, pairs: &[(&str, &str)], value: f64) {
-    with_registry(|r| r.gauges.insert((name, labels(pairs)), value));
-}
-
-/// Records one observation (seconds) in a latency histogram.
-pub fn observe(name: &'static str, pairs: &[(&str, &str)], seconds: f64) {
-    with_registry(|r| {
-        let h = r.histograms.entry((name, labels(pairs))).or_default();
-        for (bucket, bound) in h.buckets.iter_mut().zip(LATENCY_BUCKETS) {
-            if seconds <= bound {
-                *bucket += 1;
-            }
-        }
-        h.count += 1;
-        h.sum += seconds;
-    });
-}
-
-/// Registers a function called on every scrape (for values owned elsewhere).
-pub fn register_collector(collector: impl Fn() -> Vec<Sample> + Send + Sync + 'static) {
-    collectors()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(Box::new(collector));
-}
-
-fn write_labels(out: &mut String, labels: &[(String, String)], extra: Option<(&str, String)>) {
-    let mut all: Vec<(&str, String)> = labels
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.replace('\\', "\\\\").replace('"', "\\\"")))
-        .collect();
-    all.extend(extra);
-    if all.is_empty() {
-        return;
-    }
-    out.push('{');
-    for (i, (k, v)) in all.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let _ = write!(out, "{k}=\"{v}\"");
-    }
-    out.push('}');
-}
-
-/// The whole registry in the Prometheus text exposition format.
+/// The whole registry in the Prometheus text format (version 0.0.4).
 pub fn render() -> String {
-    let samples: Vec<Sample> = collectors()
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .iter()
-        .flat_map(|c| c())
-        .collect();
-    let r = registry().lock().unwrap_or_else(|p| p.into_inner());
     let mut out = String::new();
-    let header = |out: &mut String, name: &str, seen: &mut Vec<String>| {
-        if seen.iter().any(|s| s == name) {
-            return;
-        }
-        seen.push(name.to_string());
-        if let Some((kind, help)) = r.help.get(name) {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        }
-    };
-    let mut seen = Vec::new();
-    let plain = r
-        .counters
-        .iter()
-        .chain(&r.gauges)
-        .map(|((name, labels), value)| (*name, labels, *value))
-        .chain(samples.iter().map(|s| (s.name, &s.labels, s.value)));
-    for (name, labels, value) in plain {
-        header(&mut out, name, &mut seen);
-        out.push_str(name);
-        write_labels(&mut out, labels, None);
-        let _ = writeln!(out, " {value}");
-    }
-    for ((name, labels), h) in &r.histograms {
-        header(&mut out, name, &mut seen);
-        for (count, bound) in h.buckets.iter().zip(LATENCY_BUCKETS) {
-            let _ = write!(out, "{name}_bucket");
-            write_labels(&mut out, labels, Some(("le", bound.to_string())));
-            let _ = writeln!(out, " {count}");
-        }
-        let _ = write!(out, "{name}_bucket");
-        write_labels(&mut out, labels, Some(("le", "+Inf".into())));
-        let _ = writeln!(out, " {}", h.count);
-        let _ = write!(out, "{name}_sum");
-        write_labels(&mut out, labels, None);
-        let _ = writeln!(out, " {}", h.sum);
-        let _ = write!(out, "{name}_count");
-        write_labels(&mut out, labels, None);
-        let _ = writeln!(out, " {}", h.count);
-    }
+    // Writing to a String cannot fail; collectors report no errors of their own.
+    let _ = prometheus_text::encode(&mut out, &lock(registry()));
     out
 }
 
-/// Serves `GET /metrics` on `addr` until the process ends.
+/// Serves `GET /metrics` on `addr` in a background task until the process ends.
 pub async fn serve(addr: SocketAddr) -> anyhow::Result<SocketAddr> {
+    use hyper::server::conn::http1;
+    use hyper_util::rt::TokioIo;
+
     let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen for metrics on {addr}"))?;
@@ -188,45 +66,216 @@ pub async fn serve(addr: SocketAddr) -> anyhow::Result<SocketAddr> {
     tracing::info!(addr = %bound, "metrics at /metrics");
     tokio::spawn(async move {
         loop {
-            let Ok((mut socket, _)) = listener.accept().await else {
-                continue;
+            let socket = match listener.accept().await {
+                Ok((socket, _)) => socket,
+                Err(error) => {
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tracing::warn!(%error, "metrics endpoint cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
             };
             tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buf = [0u8; 1024];
-                // Read the request head (bounded; the body, if any, is ignored).
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 8192 {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => request.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&request);
-                let (status, body) = if head.starts_with("GET /metrics") {
-                    ("200 OK", render())
-                } else {
-                    ("404 Not Found", "try GET /metrics\n".to_string())
-                };
-                let response = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = socket.write_all(response.as_bytes()).await;
+                let service = hyper::service::service_fn(|request| async move {
+                    Ok::<_, Infallible>(respond(&request))
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(socket), service)
+                    .await;
             });
         }
     });
     Ok(bound)
 }
 
+fn respond<B>(request: &http::Request<B>) -> http::Response<String> {
+    let (status, content_type, body) =
+        if request.method() == http::Method::GET && request.uri().path() == "/metrics" {
+            (
+                http::StatusCode::OK,
+                prometheus_text::CONTENT_TYPE,
+                render(),
+            )
+        } else {
+            (
+                http::StatusCode::NOT_FOUND,
+                "text/plain; charset=utf-8",
+                "try GET /metrics\n".to_string(),
+            )
+        };
+    let mut response = http::Response::new(body);
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(content_type),
+    );
+    response
+}
+
+/// One value of a series, produced by a collector at scrape time.
+pub struct Sample {
+    pub name: &'static str,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
+}
+
+fn descriptions() -> &'static Mutex<BTreeMap<&'static str, (MetricType, &'static str)>> {
+    static DESCRIPTIONS: OnceLock<Mutex<BTreeMap<&'static str, (MetricType, &'static str)>>> =
+        OnceLock::new();
+    DESCRIPTIONS.get_or_init(Mutex::default)
+}
+
+/// Declares the type (`counter` or `gauge`) and help text of a collected series.
+pub fn describe(name: &'static str, kind: &'static str, help: &'static str) {
+    let kind = match kind {
+        "counter" => MetricType::Counter,
+        _ => MetricType::Gauge,
+    };
+    lock(descriptions()).insert(name, (kind, help));
+}
+
+/// Registers a function called on every scrape (for values owned elsewhere).
+/// Its series are described with [`describe`] first; counters' names end in `_total`.
+pub fn register_collector(collector: impl Fn() -> Vec<Sample> + Send + Sync + 'static) {
+    lock(registry()).register_collector(Box::new(SampleCollector(Box::new(collector))));
+}
+
+/// Adapts a [`register_collector`] function to prometheus-client.
+struct SampleCollector(Box<dyn Fn() -> Vec<Sample> + Send + Sync>);
+
+impl std::fmt::Debug for SampleCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SampleCollector")
+    }
+}
+
+impl prometheus_client::collector::Collector for SampleCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let mut by_name: BTreeMap<&'static str, Vec<Sample>> = BTreeMap::new();
+        for sample in (self.0)() {
+            by_name.entry(sample.name).or_default().push(sample);
+        }
+        let descriptions = lock(descriptions());
+        for (name, samples) in by_name {
+            let (kind, help) = descriptions
+                .get(name)
+                .copied()
+                .unwrap_or((MetricType::Gauge, ""));
+            // The encoder appends `_total` to counter names itself.
+            let base = match kind {
+                MetricType::Counter => name.strip_suffix("_total").unwrap_or(name),
+                _ => name,
+            };
+            let mut family = encoder.encode_descriptor(base, help, None, kind)?;
+            for sample in samples {
+                let metric = family.encode_family(&sample.labels)?;
+                match kind {
+                    MetricType::Counter => ConstCounter::new(sample.value).encode(metric)?,
+                    _ => ConstGauge::new(sample.value).encode(metric)?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct MethodCode {
+    method: String,
+    code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct MethodLabel {
+    method: String,
+}
+
+/// The request series, registered once per process.
+struct RequestSeries {
+    requests: Family<MethodCode, Counter>,
+    errors: Family<MethodLabel, Counter>,
+    duration: Family<MethodLabel, Histogram>,
+}
+
+fn request_series() -> &'static RequestSeries {
+    static SERIES: OnceLock<RequestSeries> = OnceLock::new();
+    SERIES.get_or_init(|| {
+        let series = RequestSeries {
+            requests: Family::default(),
+            errors: Family::default(),
+            duration: Family::new_with_constructor(|| Histogram::new(LATENCY_BUCKETS)),
+        };
+        let mut registry = lock(registry());
+        registry.register(
+            "deckhand_grpc_requests",
+            "gRPC requests by method and status code",
+            series.requests.clone(),
+        );
+        registry.register(
+            "deckhand_grpc_errors",
+            "gRPC requests that ended with a non-OK status",
+            series.errors.clone(),
+        );
+        registry.register(
+            "deckhand_grpc_request_duration_seconds",
+            "time to the response headers (whole call for unary RPCs)",
+            series.duration.clone(),
+        );
+        series
+    })
+}
+
+/// The paths (`/package.Service/Method`) of every method of `services` found in
+/// the encoded descriptor sets `sets`.
+pub fn method_paths(sets: &[&[u8]], services: &[&str]) -> HashSet<String> {
+    let mut paths = HashSet::new();
+    for set in sets {
+        let Ok(set) = prost_types::FileDescriptorSet::decode(*set) else {
+            continue;
+        };
+        for file in set.file {
+            for service in &file.service {
+                let full = format!("{}.{}", file.package(), service.name());
+                if services.contains(&full.as_str()) {
+                    paths.extend(
+                        service
+                            .method
+                            .iter()
+                            .map(|m| format!("/{full}/{}", m.name())),
+                    );
+                }
+            }
+        }
+    }
+    paths
+}
+
 /// Tower layer counting and timing every gRPC request by method and status code.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RequestMetricsLayer;
+/// Only the methods in its set get their own `method` label; every other path
+/// counts as [`UNKNOWN_METHOD`].
+#[derive(Debug, Clone)]
+pub struct RequestMetricsLayer {
+    methods: Arc<HashSet<String>>,
+}
+
+impl RequestMetricsLayer {
+    /// Labels the requests to `methods` (paths, see [`method_paths`]).
+    pub fn new(methods: HashSet<String>) -> Self {
+        request_series();
+        RequestMetricsLayer {
+            methods: Arc::new(methods),
+        }
+    }
+}
 
 impl<S> tower::Layer<S> for RequestMetricsLayer {
     type Service = RequestMetrics<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        RequestMetrics { inner }
+        RequestMetrics {
+            inner,
+            methods: self.methods.clone(),
+        }
     }
 }
 
@@ -234,6 +283,7 @@ impl<S> tower::Layer<S> for RequestMetricsLayer {
 #[derive(Debug, Clone)]
 pub struct RequestMetrics<S> {
     inner: S,
+    methods: Arc<HashSet<String>>,
 }
 
 impl<S, B, R> tower::Service<http::Request<B>> for RequestMetrics<S>
@@ -250,7 +300,12 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let method = request.uri().path().to_string();
+        let path = request.uri().path();
+        let method = if self.methods.contains(path) {
+            path.to_string()
+        } else {
+            UNKNOWN_METHOD.to_string()
+        };
         let start = Instant::now();
         let future = self.inner.call(request);
         Box::pin(async move {
@@ -265,40 +320,23 @@ where
                     .to_string(),
                 Err(_) => "transport".to_string(),
             };
-            let seconds = start.elapsed().as_secs_f64();
-            counter_add(
-                "deckhand_grpc_requests_total",
-                &[("method", &method), ("code", &code)],
-                1.0,
-            );
+            let series = request_series();
+            let label = MethodLabel { method };
             if code != "0" {
-                counter_add("deckhand_grpc_errors_total", &[("method", &method)], 1.0);
+                series.errors.get_or_create(&label).inc();
             }
-            observe(
-                "deckhand_grpc_request_duration_seconds",
-                &[("method", &method)],
-                seconds,
-            );
+            series
+                .duration
+                .get_or_create(&label)
+                .observe(start.elapsed().as_secs_f64());
+            series
+                .requests
+                .get_or_create(&MethodCode {
+                    method: label.method,
+                    code,
+                })
+                .inc();
             response
         })
     }
-}
-
-/// Help texts of the request series.
-pub fn describe_requests() {
-    describe(
-        "deckhand_grpc_requests_total",
-        "counter",
-        "gRPC requests by method and status code",
-    );
-    describe(
-        "deckhand_grpc_errors_total",
-        "counter",
-        "gRPC requests that ended with a non-OK status",
-    );
-    describe(
-        "deckhand_grpc_request_duration_seconds",
-        "histogram",
-        "time to the response headers (whole call for unary RPCs)",
-    );
 }

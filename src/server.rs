@@ -209,9 +209,23 @@ pub async fn serve(
         }
     };
 
-    crate::metrics::describe_requests();
+    let methods = crate::metrics::method_paths(
+        &[
+            crate::proto::FILE_DESCRIPTOR_SET,
+            tonic_health::pb::FILE_DESCRIPTOR_SET,
+            tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+        ],
+        &[
+            &services.names[..],
+            &[
+                "grpc.health.v1.Health",
+                "grpc.reflection.v1.ServerReflection",
+            ],
+        ]
+        .concat(),
+    );
     let server = Server::builder()
-        .layer(crate::metrics::RequestMetricsLayer)
+        .layer(crate::metrics::RequestMetricsLayer::new(methods))
         .concurrency_limit_per_connection(config.concurrency_per_connection)
         .timeout(config.request_timeout)
         .add_routes(services.routes)
