@@ -266,27 +266,61 @@ fn print_table(result: &pb::AnalysisResult) {
     }
 }
 
+/// The `--json` form of an analysis: layouts, seconds, then one object per opening.
 fn json(result: &pb::AnalysisResult) -> String {
-    let openings: Vec<String> = result
-        .openings
-        .iter()
-        .map(|o| {
-            let histogram: Vec<String> = o.histogram.iter().map(|c| c.to_string()).collect();
-            format!(
-                "{{\"card\": \"{}\", \"histogram\": [{}], \"mean\": {}, \"make\": {}}}",
-                o.card,
-                histogram.join(", "),
-                o.mean,
-                o.make
-            )
-        })
-        .collect();
-    format!(
-        "{{\"layouts\": {}, \"seconds\": {}, \"openings\": [{}]}}",
-        result.layouts,
-        result.seconds,
-        openings.join(", ")
-    )
+    #[derive(serde::Serialize)]
+    struct Analysis<'a> {
+        layouts: u32,
+        seconds: f64,
+        openings: Vec<Opening<'a>>,
+    }
+    #[derive(serde::Serialize)]
+    struct Opening<'a> {
+        card: &'a str,
+        histogram: &'a [u32],
+        mean: f64,
+        make: f64,
+    }
+    let analysis = Analysis {
+        layouts: result.layouts,
+        seconds: result.seconds,
+        openings: result
+            .openings
+            .iter()
+            .map(|o| Opening {
+                card: &o.card,
+                histogram: &o.histogram,
+                mean: o.mean,
+                make: o.make,
+            })
+            .collect(),
+    };
+    serde_json::to_string(&analysis).expect("plain structs serialize")
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+
+    #[test]
+    fn analysis_json_keeps_its_shape() {
+        let result = pb::AnalysisResult {
+            layouts: 3,
+            seconds: 0.5,
+            openings: vec![pb::OpeningResult {
+                card: "A♠".into(),
+                histogram: vec![1, 2],
+                mean: 4.25,
+                make: 0.75,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            json(&result),
+            r#"{"layouts":3,"seconds":0.5,"openings":[{"card":"A♠","histogram":[1,2],"mean":4.25,"make":0.75}]}"#
+        );
+    }
 }
 
 async fn solve(args: Solve) -> anyhow::Result<()> {
