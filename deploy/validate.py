@@ -8,8 +8,11 @@ fail; unknown kinds fail), and compose.yaml against the compose-spec schema
 vendored in `check-jsonschema`. Neither fetches anything at run time.
 
 Consistency checks: the facts the files must agree on (binaries, ports, health
-service names, discovery names, grace periods, resources, HPA, scrape
-annotations, kustomization contents), which no schema can see.
+service names, discovery names, grace periods, resources that fit the worker's
+threads and tables, scrape annotations, kustomization contents), which no
+schema can see. Ports and service names come from the table in the
+repository's README.md. Tuning values (CPU counts, HPA bounds and targets,
+replica counts) are not pinned, so a retune does not fail CI.
 
 Prints one line per check and closes with `validate: N passed, M failed`;
 exits 1 on any failure.
@@ -26,14 +29,22 @@ from pathlib import Path
 
 import yaml
 
-# The facts of README.md: binary -> (port, gRPC service name used for health).
-SERVICES = {
-    "hand-ops": (50051, "deckhand.handops.v1.HandOpsService"),
-    "rummikub": (50052, "deckhand.rummikub.v1.RummikubService"),
-    "mahjong": (50053, "deckhand.mahjong.v1.MahjongService"),
-    "preferans-worker": (50054, "deckhand.preferans.v1.PreferansWorkerService"),
-    "coordinator": (50055, "deckhand.preferans.v1.CoordinatorService"),
-}
+
+def read_services(readme: Path) -> dict[str, tuple[int, str]]:
+    """The service table of the repository's README.md, the one place the ports
+    and gRPC names are written: binary -> (port, gRPC service name used for health)."""
+    row = re.compile(r"^\|\s*`([a-z-]+)`\s*\|\s*`(deckhand\.[\w.]+)`\s*\|.*\|\s*(\d+)\s*\|\s*$")
+    services = {}
+    for line in readme.read_text().splitlines():
+        m = row.match(line)
+        if m:
+            services[m.group(1)] = (int(m.group(3)), m.group(2))
+    if len(services) != 5:
+        sys.exit(f"validate: expected the five services in the table of {readme}, got {services}")
+    return services
+
+
+SERVICES = read_services(Path(__file__).resolve().parent.parent / "README.md")
 BINARIES = [*SERVICES, "deckhand"]
 STATELESS = ["hand-ops", "rummikub", "mahjong"]
 WORKER = "preferans-worker"
@@ -270,9 +281,6 @@ def check_compose(r: Report, deploy: Path) -> None:
         if name == WORKER:
             r.check(not published, f"{name}: publishes no host port (so it can scale)",
                     str(published))
-            replicas = (svc.get("deploy") or {}).get("replicas")
-            r.check(isinstance(replicas, int) and replicas >= 2,
-                    f"{name}: deploy.replicas >= 2", str(replicas))
             threads = int(env.get("DECKHAND_THREADS", "0") or 0)
             table = int(env.get("DECKHAND_TABLE_MB", "64") or 64)
             limit = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
@@ -493,11 +501,9 @@ def check_k8s_facts(r: Report, docs: list[dict]) -> None:
         mem_lim = quantity((res.get("limits") or {}).get("memory")) or 0
         threads = int(env.get("DECKHAND_THREADS", "0") or 0)
         table = int(env.get("DECKHAND_TABLE_MB", "64") or 64)
-        r.check(cpu == 2, f"{WORKER}: requests 2 CPUs", str(cpu))
         r.check(threads >= 1 and cpu is not None and threads <= cpu,
                 f"{WORKER}: DECKHAND_THREADS set and <= requested CPUs", f"{threads} vs {cpu}")
-        r.check(512 * 2**20 <= mem_req <= mem_lim <= 2**30,
-                f"{WORKER}: memory request/limit within 512Mi..1Gi")
+        r.check(0 < mem_req <= mem_lim, f"{WORKER}: memory request <= limit")
         r.check((threads * table + WORKER_OVERHEAD_MIB) * 2**20 <= mem_req,
                 f"{WORKER}: threads x table-mb + overhead fits the memory request",
                 f"{threads}x{table}+{WORKER_OVERHEAD_MIB} MiB vs {mem_req / 2**20:g} MiB")
@@ -510,12 +516,15 @@ def check_k8s_facts(r: Report, docs: list[dict]) -> None:
         r.check(hpa.get("apiVersion") == "autoscaling/v2", "HPA is autoscaling/v2")
         r.check(ref.get("kind") == "Deployment" and ref.get("apiVersion") == "apps/v1",
                 "HPA targets the worker Deployment")
-        r.check(hs.get("minReplicas") == 2 and hs.get("maxReplicas") == 20, "HPA 2..20 replicas",
-                f"{hs.get('minReplicas')}..{hs.get('maxReplicas')}")
+        lo, hi = hs.get("minReplicas", 1), hs.get("maxReplicas")
+        r.check(isinstance(hi, int) and 1 <= lo <= hi, "HPA replica bounds are ordered",
+                f"{lo}..{hi}")
         cpu_targets = [m["resource"]["target"].get("averageUtilization")
                        for m in hs.get("metrics") or []
                        if m.get("type") == "Resource" and (m.get("resource") or {}).get("name") == "cpu"]
-        r.check(cpu_targets == [70], "HPA on 70% CPU utilization", str(cpu_targets))
+        r.check(len(cpu_targets) == 1 and isinstance(cpu_targets[0], int)
+                and 0 < cpu_targets[0] <= 100,
+                "HPA scales on CPU utilization", str(cpu_targets))
 
 
 def service_targets(sspec: dict, port: int, container: dict) -> bool:
@@ -530,13 +539,28 @@ def service_targets(sspec: dict, port: int, container: dict) -> bool:
     return False
 
 
+# ---------------------------------------------------------------- deploy/README.md
+
+
+def check_deploy_readme(r: Report, deploy: Path) -> None:
+    r.section("deploy/README.md")
+    row = re.compile(r"^\|\s*`([a-z-]+)`\s*\|\s*(\d+)\s*\|\s*`(deckhand\.[\w.]+)`\s*\|")
+    table = {}
+    for line in (deploy / "README.md").read_text().splitlines():
+        m = row.match(line)
+        if m:
+            table[m.group(1)] = (int(m.group(2)), m.group(3))
+    r.check(table == SERVICES, "its service table matches README.md's",
+            f"{table} vs {SERVICES}")
+
+
 # ---------------------------------------------------------------- main
 
 
 def main() -> int:
     deploy = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent).resolve()
     r = Report()
-    for check in (check_dockerfile, check_compose, check_k8s):
+    for check in (check_dockerfile, check_compose, check_k8s, check_deploy_readme):
         try:
             check(r, deploy)
         except Exception as e:  # a file too malformed for the checks above
