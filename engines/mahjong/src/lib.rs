@@ -34,6 +34,19 @@
 //!   405,350 suit patterns and 43,130 honour patterns of at most 14 tiles,
 //!   packed in a `u32` each: 1,793,920 bytes ([`shanten_table_stats`]).
 //!
+//! # Example
+//!
+//! ```
+//! use deckhand_mahjong::{is_win, shanten, waits, TileCounts};
+//!
+//! let hand: TileCounts = "123m456p789s11z234s".parse().unwrap();
+//! assert!(is_win(&hand));
+//! let tenpai: TileCounts = "123m456p789s11z23s".parse().unwrap();
+//! let winning: Vec<String> = waits(&tenpai).unwrap().iter().map(|w| w.tile.to_string()).collect();
+//! assert_eq!(winning, ["1s", "4s"]);
+//! assert_eq!(shanten(&tenpai).minimum, 0);
+//! ```
+//!
 //! The `tests/` suite checks both against independent brute-force references
 //! and the `xiangting` crate; `benches/mahjong.rs` measures them.
 
