@@ -298,31 +298,6 @@ fn json(result: &pb::AnalysisResult) -> String {
     serde_json::to_string(&analysis).expect("plain structs serialize")
 }
 
-#[cfg(test)]
-mod json_tests {
-    use super::*;
-
-    #[test]
-    fn analysis_json_keeps_its_shape() {
-        let result = pb::AnalysisResult {
-            layouts: 3,
-            seconds: 0.5,
-            openings: vec![pb::OpeningResult {
-                card: "A♠".into(),
-                histogram: vec![1, 2],
-                mean: 4.25,
-                make: 0.75,
-                ..Default::default()
-            }],
-            ..Default::default()
-        };
-        assert_eq!(
-            json(&result),
-            r#"{"layouts":3,"seconds":0.5,"openings":[{"card":"A♠","histogram":[1,2],"mean":4.25,"make":0.75}]}"#
-        );
-    }
-}
-
 async fn solve(args: Solve) -> anyhow::Result<()> {
     let request = match &args.file {
         Some(file) => {
@@ -399,4 +374,27 @@ async fn workers(coordinator: &str) -> anyhow::Result<()> {
         );
     }
     target.close().await
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+
+    #[test]
+    fn analysis_json_keeps_its_shape() {
+        let result = pb::AnalysisResult {
+            layouts: 3,
+            seconds: 0.5,
+            openings: vec![pb::OpeningResult {
+                card: "A♠".into(),
+                histogram: vec![1, 2],
+                mean: 4.25,
+                make: 0.75,
+            }],
+        };
+        assert_eq!(
+            json(&result),
+            r#"{"layouts":3,"seconds":0.5,"openings":[{"card":"A♠","histogram":[1,2],"mean":4.25,"make":0.75}]}"#
+        );
+    }
 }
