@@ -6,6 +6,7 @@
 //! transport types; the adapters (`grpc.rs` of each service) do.
 
 pub mod metrics;
+pub mod pool;
 pub mod server;
 pub mod status;
 pub mod telemetry;
