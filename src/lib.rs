@@ -7,6 +7,7 @@
 
 pub mod metrics;
 pub mod pool;
+pub mod preferans;
 pub mod server;
 pub mod status;
 pub mod telemetry;
