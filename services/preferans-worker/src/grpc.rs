@@ -1,31 +1,30 @@
 //! gRPC adapter of the preferans solver: validates and translates protobuf
 //! messages, runs the engine on a pool of long-lived solvers, streams results.
 //!
-//! Each pool slot owns one [`Solver`] whose transposition table survives
-//! between requests; it is cleared only when a request's strain differs from
-//! the one the table holds. A request for a layout range is cut into chunks
+//! Solvers live in [`crate::solver_pool`]. A request for a layout range is cut into chunks
 //! that the slots it gets take in order, so each slot works on contiguous
 //! indices (neighbouring layouts share most positions).
 
 use std::ops::{ControlFlow, Range};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 use deckhand::pool::{self, Cost};
+
+pub use crate::solver_pool::SolverPool;
 use deckhand::preferans::{
-    card_list, cards, contract, layout_range, opening_names, seat, seat_to_proto, strain_name,
-    view_from_proto,
+    card_list, cards, contract, layout_range, opening_names, seat, seat_to_proto, view_from_proto,
 };
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::{FieldResult, Invalid};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use deckhand_preferans::{
-    solve_layouts, BySeat, Cards, DeclarerView, Position, Seat, Solver, Strain, LAYOUT_COUNT,
+    solve_layouts, BySeat, Cards, DeclarerView, Position, Seat, Solver, LAYOUT_COUNT,
 };
 
 pub use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
@@ -38,139 +37,6 @@ pub const DEFAULT_CHUNK: u32 = 512;
 pub const JOB_ID_HEADER: &str = "x-deckhand-job-id";
 /// Table size of the solver used for single deals (a fresh one per call).
 const DEAL_TABLE_BYTES: usize = 8 << 20;
-
-/// One long-lived solver and its counters.
-struct Slot {
-    solver: Mutex<Solver>,
-    busy: AtomicBool,
-    layouts: AtomicU64,
-    /// What the table holds, readable while the solver is busy.
-    held: Mutex<Option<Strain>>,
-    /// Table fill after the last piece of work (f64 bits).
-    fill: AtomicU64,
-    /// Table probes and hits, as of the last piece of work.
-    probes: AtomicU64,
-    hits: AtomicU64,
-}
-
-/// The worker's solvers; a semaphore counts the idle ones.
-pub struct SolverPool {
-    slots: Vec<Slot>,
-    idle: Arc<Semaphore>,
-    table_bytes: usize,
-}
-
-/// A slot checked out of the pool; returned when dropped.
-struct Lease {
-    pool: Arc<SolverPool>,
-    index: usize,
-    _permit: OwnedSemaphorePermit,
-}
-
-impl Slot {
-    fn held(&self) -> Option<Strain> {
-        *self.held.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `work` on this slot's solver, then records what its table holds.
-    fn with_solver<T>(&self, strain: Strain, work: impl FnOnce(&mut Solver) -> T) -> T {
-        let mut solver = self.solver.lock().unwrap_or_else(|p| p.into_inner());
-        *self.held.lock().unwrap_or_else(|p| p.into_inner()) = Some(strain);
-        let result = work(&mut solver);
-        let stats = solver.stats();
-        let fill = stats.tt_used as f64 / stats.tt_capacity.max(1) as f64;
-        self.fill.store(fill.to_bits(), Ordering::Relaxed);
-        self.probes.store(stats.tt_probes, Ordering::Relaxed);
-        self.hits.store(stats.tt_hits, Ordering::Relaxed);
-        result
-    }
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        self.pool.slots[self.index]
-            .busy
-            .store(false, Ordering::Release);
-    }
-}
-
-impl SolverPool {
-    /// `threads` solvers with a table of `table_bytes` each (allocated lazily by the OS).
-    pub fn new(threads: usize, table_bytes: usize) -> Arc<SolverPool> {
-        let threads = threads.max(1);
-        Arc::new(SolverPool {
-            slots: (0..threads)
-                .map(|_| Slot {
-                    solver: Mutex::new(Solver::new(table_bytes)),
-                    busy: AtomicBool::new(false),
-                    layouts: AtomicU64::new(0),
-                    held: Mutex::new(None),
-                    fill: AtomicU64::new(0),
-                    probes: AtomicU64::new(0),
-                    hits: AtomicU64::new(0),
-                })
-                .collect(),
-            idle: Arc::new(Semaphore::new(threads)),
-            table_bytes,
-        })
-    }
-
-    pub fn threads(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Waits for an idle slot, preferring one whose table already holds `strain`.
-    async fn lease(self: &Arc<Self>, strain: Strain) -> Lease {
-        let permit = self
-            .idle
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the pool semaphore is never closed");
-        // A permit guarantees at least one slot is idle.
-        let idle: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| !self.slots[i].busy.load(Ordering::Acquire))
-            .collect();
-        let warm = idle
-            .iter()
-            .copied()
-            .find(|&i| self.slots[i].held() == Some(strain));
-        let candidates = warm.into_iter().chain(idle);
-        for index in candidates {
-            if self.slots[index]
-                .busy
-                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                return Lease {
-                    pool: self.clone(),
-                    index,
-                    _permit: permit,
-                };
-            }
-        }
-        unreachable!("a semaphore permit was held but no slot was idle")
-    }
-
-    fn status(&self) -> pb::StatusResponse {
-        let threads = self
-            .slots
-            .iter()
-            .enumerate()
-            .map(|(i, slot)| pb::ThreadStatus {
-                thread: i as u32,
-                trumps: strain_name(slot.held()),
-                table_fill: f64::from_bits(slot.fill.load(Ordering::Relaxed)),
-                layouts_solved: slot.layouts.load(Ordering::Relaxed),
-                busy: slot.busy.load(Ordering::Relaxed),
-            })
-            .collect();
-        pb::StatusResponse {
-            threads,
-            table_bytes: self.table_bytes as u64,
-        }
-    }
-}
 
 /// Exposes the pool's counters as Prometheus series (call once per process).
 pub fn register_metrics(pool: Arc<SolverPool>) {
