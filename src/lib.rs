@@ -2,10 +2,12 @@
 //! server plumbing every service binary uses (flags, telemetry, health,
 //! reflection, limits, graceful shutdown).
 //!
-//! Engines live in the service crates and never depend on this crate's
+//! Engines live in `engines/<game>/` crates and never depend on this crate's
 //! transport types; the adapters (`grpc.rs` of each service) do.
 
 pub mod metrics;
+pub mod pool;
+pub mod preferans;
 pub mod server;
 pub mod status;
 pub mod telemetry;

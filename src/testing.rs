@@ -2,12 +2,25 @@
 
 use tonic::{Code, Status};
 
-/// Asserts that `result` failed with INVALID_ARGUMENT and that the message
-/// contains every one of `words` (the offending item and the reason).
+/// Asserts that `result` failed with INVALID_ARGUMENT carrying one BadRequest
+/// field violation that the message spells out (`<field>: <reason>`), and
+/// that the message contains every one of `words` (the offending item and
+/// the reason).
 #[track_caller]
 pub fn assert_invalid<T: std::fmt::Debug>(result: Result<T, Status>, words: &[&str]) {
+    use tonic_types::StatusExt;
     let status = result.expect_err("the request must fail");
     assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    // The structured details name the same item the message does.
+    let bad = status
+        .get_details_bad_request()
+        .unwrap_or_else(|| panic!("{status:?} lacks BadRequest details"));
+    assert_eq!(bad.field_violations.len(), 1, "{bad:?}");
+    let violation = &bad.field_violations[0];
+    assert_eq!(
+        status.message(),
+        format!("{}: {}", violation.field, violation.description)
+    );
     for word in words {
         assert!(
             status.message().contains(word),

@@ -24,53 +24,36 @@ impl Default for TileCounts {
 }
 
 impl TileCounts {
-    /// Collects and validates `tiles`.
+    /// Collects and validates `tiles`; an error names the first offending
+    /// tile by its position in `tiles` (for a copy or joker too many: the
+    /// first one beyond the rule set's count).
     pub fn new(rules: &RuleSet, tiles: &[Tile]) -> Result<TileCounts, Error> {
         let mut counts = TileCounts::default();
-        for &tile in tiles {
-            check_tile(rules, tile)?;
+        for (position, &tile) in tiles.iter().enumerate() {
+            check_tile(rules, tile, position)?;
             counts.add(tile);
+            let count = counts.get(tile);
+            if tile.is_joker() && count > rules.jokers {
+                return Err(Error::TooManyJokers {
+                    position,
+                    jokers: rules.jokers,
+                });
+            }
+            if !tile.is_joker() && count > rules.copies {
+                return Err(Error::TooManyCopies {
+                    tile,
+                    position,
+                    copies: rules.copies,
+                });
+            }
         }
-        counts.check_counts(rules)?;
         Ok(counts)
-    }
-
-    /// The union of two multisets, validated against `rules`.
-    pub fn union(&self, other: &TileCounts, rules: &RuleSet) -> Result<TileCounts, Error> {
-        let mut out = self.clone();
-        for (mine, theirs) in out.counts.iter_mut().zip(other.counts.iter()) {
-            *mine = mine.saturating_add(*theirs);
-        }
-        out.total = self.total + other.total;
-        out.check_counts(rules)?;
-        Ok(out)
     }
 
     fn add(&mut self, tile: Tile) {
         let slot = &mut self.counts[usize::from(tile.id())];
         *slot = slot.saturating_add(1);
         self.total += 1;
-    }
-
-    fn check_counts(&self, rules: &RuleSet) -> Result<(), Error> {
-        let jokers = self.counts[0];
-        if jokers > rules.jokers {
-            return Err(Error::TooManyJokers {
-                count: jokers.into(),
-                jokers: rules.jokers,
-            });
-        }
-        for tile in self.iter_distinct() {
-            let count = self.get(tile);
-            if !tile.is_joker() && count > rules.copies {
-                return Err(Error::TooManyCopies {
-                    tile,
-                    count: count.into(),
-                    copies: rules.copies,
-                });
-            }
-        }
-        Ok(())
     }
 
     /// How many copies of `tile` the multiset holds.
@@ -126,17 +109,19 @@ impl std::fmt::Debug for TileCounts {
     }
 }
 
-fn check_tile(rules: &RuleSet, tile: Tile) -> Result<(), Error> {
+fn check_tile(rules: &RuleSet, tile: Tile, position: usize) -> Result<(), Error> {
     if let (Some(colour), Some(number)) = (tile.colour(), tile.number()) {
         if colour.index() >= usize::from(rules.colours) {
             return Err(Error::ColourOutOfRange {
                 tile,
+                position,
                 colours: rules.colours,
             });
         }
         if number > rules.numbers {
             return Err(Error::NumberOutOfRange {
                 tile,
+                position,
                 numbers: rules.numbers,
             });
         }

@@ -22,6 +22,6 @@ mod tile;
 pub use counts::TileCounts;
 pub use error::Error;
 pub use meld::{Meld, MeldKind};
-pub use rules::{Objective, RuleSet, JOKER_VALUE};
+pub use rules::{Objective, RawRules, Rule, RuleSet, JOKER_VALUE};
 pub use solver::{arrange, best_move, BestMove, SearchOrder, Solver};
 pub use tile::{format_tiles, parse_tiles, Colour, Tile};

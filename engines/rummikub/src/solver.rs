@@ -628,9 +628,8 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// Builds the tables for `rules` (validated first).
+    /// Builds the tables for `rules` (a `RuleSet` is valid by construction).
     pub fn new(rules: RuleSet) -> Result<Solver, Error> {
-        rules.validate()?;
         let kinds = Kinds::new(rules.min_len, !rules.allow_redundant_jokers);
         let max_runs = usize::from(rules.copies) + usize::from(rules.jokers);
         let states = RunTable::state_count(kinds, max_runs);
@@ -752,9 +751,11 @@ impl Solver {
         objective: Objective,
         opening: bool,
     ) -> Result<BestMove, Error> {
+        // Table and rack together must fit the rule set; error positions
+        // count the table's tiles, then the rack's.
+        TileCounts::new(&self.rules, &[table, rack].concat())?;
         let table = TileCounts::new(&self.rules, table)?;
         let rack = TileCounts::new(&self.rules, rack)?;
-        table.union(&rack, &self.rules)?;
         let empty = TileCounts::default();
         let weights = Weights::of(objective);
         let Some(table_outcome) = self.optimise(&table, &empty, Weights::NONE, 0) else {

@@ -7,7 +7,9 @@ mod common;
 
 use common::reference::{score, Reference};
 use common::{check_move, config, meld_ok, sorted};
-use deckhand_rummikub::{BestMove, Colour, Error, Objective, RuleSet, SearchOrder, Solver, Tile};
+use deckhand_rummikub::{
+    BestMove, Colour, Error, Objective, RawRules, RuleSet, SearchOrder, Solver, Tile,
+};
 use proptest::prelude::*;
 
 fn rules() -> impl Strategy<Value = RuleSet> {
@@ -21,14 +23,17 @@ fn rules() -> impl Strategy<Value = RuleSet> {
         0u16..=24,
     )
         .prop_map(
-            |(numbers, colours, copies, jokers, min_len, allow, opening_value)| RuleSet {
-                numbers,
-                colours,
-                copies,
-                jokers,
-                min_len,
-                opening_value,
-                allow_redundant_jokers: allow,
+            |(numbers, colours, copies, jokers, min_len, allow, opening_value)| {
+                RuleSet::try_from(RawRules {
+                    numbers: numbers.into(),
+                    colours: colours.into(),
+                    copies: copies.into(),
+                    jokers: jokers.into(),
+                    min_len: min_len.into(),
+                    opening_value: opening_value.into(),
+                    allow_redundant_jokers: allow,
+                })
+                .unwrap()
             },
         )
 }
@@ -36,14 +41,17 @@ fn rules() -> impl Strategy<Value = RuleSet> {
 /// Every physical tile of the rule set: each number tile `copies` times, then the jokers.
 fn pool(rules: &RuleSet) -> Vec<Tile> {
     let mut out = Vec::new();
-    for c in 0..usize::from(rules.colours) {
-        for n in 1..=rules.numbers {
-            for _ in 0..rules.copies {
+    for c in 0..usize::from(rules.colours()) {
+        for n in 1..=rules.numbers() {
+            for _ in 0..rules.copies() {
                 out.push(Tile::new(Colour::ALL[c], n).unwrap());
             }
         }
     }
-    out.extend(std::iter::repeat_n(Tile::JOKER, usize::from(rules.jokers)));
+    out.extend(std::iter::repeat_n(
+        Tile::JOKER,
+        usize::from(rules.jokers()),
+    ));
     out
 }
 
@@ -182,7 +190,7 @@ proptest! {
                 check_move(&rules, &table, &rack, &mv);
                 prop_assert_eq!(score(objective, &mv.placed), best, "placed {:?}", mv.placed);
                 if opening && !mv.placed.is_empty() {
-                    prop_assert!(reference.partition_value(&mv.placed).unwrap_or(0) >= u32::from(rules.opening_value));
+                    prop_assert!(reference.partition_value(&mv.placed).unwrap_or(0) >= u32::from(rules.opening_value()));
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! Bad input: every error names the offending tile or parameter.
 
 use deckhand_rummikub::{
-    arrange, best_move, parse_tiles, Error, Objective, RuleSet, Solver, Tile, TileCounts,
+    arrange, best_move, parse_tiles, Error, Objective, RawRules, Rule, RuleSet, Solver, Tile,
+    TileCounts,
 };
 
 fn tiles(text: &str) -> Vec<Tile> {
@@ -34,7 +35,7 @@ fn third_copy_and_third_joker() {
         err,
         Error::TooManyCopies {
             tile: "k5".parse().unwrap(),
-            count: 3,
+            position: 2,
             copies: 2
         }
     );
@@ -43,7 +44,7 @@ fn third_copy_and_third_joker() {
     assert_eq!(
         err,
         Error::TooManyJokers {
-            count: 3,
+            position: 2,
             jokers: 2
         }
     );
@@ -57,7 +58,7 @@ fn third_copy_and_third_joker() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, Error::TooManyCopies { count: 3, .. }),
+        matches!(err, Error::TooManyCopies { position: 4, .. }),
         "{err:?}"
     );
     let err = best_move(
@@ -69,7 +70,7 @@ fn third_copy_and_third_joker() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, Error::TooManyJokers { count: 3, .. }),
+        matches!(err, Error::TooManyJokers { position: 4, .. }),
         "{err:?}"
     );
 }
@@ -82,6 +83,7 @@ fn tiles_outside_the_rule_set() {
         err,
         Error::NumberOutOfRange {
             tile: "k14".parse().unwrap(),
+            position: 2,
             numbers: 13
         }
     );
@@ -91,17 +93,19 @@ fn tiles_outside_the_rule_set() {
         err,
         Error::ColourOutOfRange {
             tile: "g1".parse().unwrap(),
+            position: 1,
             colours: 4
         }
     );
-    let small = RuleSet {
+    let small = RuleSet::try_from(RawRules {
         jokers: 0,
-        ..RuleSet::default()
-    };
+        ..RawRules::default()
+    })
+    .unwrap();
     assert!(matches!(
         TileCounts::new(&small, &tiles("J")),
         Err(Error::TooManyJokers {
-            count: 1,
+            position: 0,
             jokers: 0
         })
     ));
@@ -144,71 +148,72 @@ fn table_that_is_not_a_valid_arrangement() {
 
 #[test]
 fn rule_sets_out_of_range() {
-    for (rules, name) in [
+    for (raw, rule) in [
         (
-            RuleSet {
+            RawRules {
                 numbers: 0,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "numbers",
+            Rule::Numbers,
         ),
         (
-            RuleSet {
+            RawRules {
                 numbers: 32,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "numbers",
+            Rule::Numbers,
         ),
         (
-            RuleSet {
+            RawRules {
                 colours: 9,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "colours",
+            Rule::Colours,
         ),
         (
-            RuleSet {
+            RawRules {
                 copies: 0,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "copies",
+            Rule::Copies,
         ),
         (
-            RuleSet {
+            RawRules {
                 jokers: 5,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "jokers",
+            Rule::Jokers,
         ),
         (
-            RuleSet {
+            RawRules {
                 min_len: 1,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "min_len",
+            Rule::MinLen,
         ),
         (
-            RuleSet {
+            RawRules {
                 opening_value: 256,
-                ..RuleSet::default()
+                ..RawRules::default()
             },
-            "opening_value",
+            Rule::OpeningValue,
         ),
     ] {
-        match Solver::new(rules) {
-            Err(Error::RuleOutOfRange { name: got, .. }) => assert_eq!(got, name),
-            other => panic!("{rules:?}: {:?}", other.err()),
+        match RuleSet::try_from(raw) {
+            Err(Error::RuleOutOfRange { rule: got, .. }) => assert_eq!(got, rule),
+            other => panic!("{raw:?}: {other:?}"),
         }
     }
     // Valid but too large for the packed search state.
-    let huge = RuleSet {
+    let huge = RuleSet::try_from(RawRules {
         colours: 8,
         copies: 4,
         jokers: 4,
         min_len: 6,
         allow_redundant_jokers: false,
-        ..RuleSet::default()
-    };
+        ..RawRules::default()
+    })
+    .unwrap();
     assert!(matches!(
         Solver::new(huge),
         Err(Error::RuleSetTooLarge { .. })

@@ -49,10 +49,11 @@ fn game() -> Game {
 }
 
 fn restricted() -> RuleSet {
-    RuleSet {
+    RuleSet::try_from(deckhand_rummikub::RawRules {
         allow_redundant_jokers: false,
-        ..RuleSet::default()
-    }
+        ..Default::default()
+    })
+    .unwrap()
 }
 
 #[test]
@@ -171,7 +172,7 @@ fn opening_then_second_stage_is_21() {
         let total = first.placed.len() + second.placed.len();
         println!(
             "redundant jokers {}: opening {} ({}), then {}: total {total}",
-            rules.allow_redundant_jokers,
+            rules.allow_redundant_jokers(),
             first.placed.len(),
             format_tiles(&first.placed),
             second.placed.len()

@@ -117,7 +117,7 @@ async fn analyze(
         view: Some(pb::DeclarerView {
             declarer: pb::Seat::N as i32,
             contract: contract.into(),
-            leader: preferans_worker::grpc::seat_to_proto(leader) as i32,
+            leader: deckhand::preferans::seat_to_proto(leader) as i32,
             compact: view.into(),
             ..Default::default()
         }),

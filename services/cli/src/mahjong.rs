@@ -140,13 +140,18 @@ fn waits(w: &pb::WaitsResult) -> String {
     )
 }
 
-/// Rewrites a `hands[i]: reason` error to name the hand as the user typed it.
+/// Rewrites an error about `hands[i]` (read from the BadRequest details) to
+/// name the hand as the user typed it.
 fn name_hand(status: tonic::Status, hands: &[String]) -> tonic::Status {
-    let named = status
-        .message()
-        .strip_prefix("hands[")
-        .and_then(|rest| rest.split_once("]: "))
-        .and_then(|(i, reason)| Some((hands.get(i.parse::<usize>().ok()?)?, reason)));
+    use tonic_types::StatusExt;
+    let bad = status.get_details_bad_request();
+    let named = bad
+        .as_ref()
+        .and_then(|bad| bad.field_violations.first())
+        .and_then(|v| {
+            let index = v.field.strip_prefix("hands[")?.strip_suffix(']')?;
+            Some((hands.get(index.parse::<usize>().ok()?)?, &v.description))
+        });
     match named {
         Some((hand, reason)) => tonic::Status::new(status.code(), format!("{hand}: {reason}")),
         None => status,

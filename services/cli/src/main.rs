@@ -55,10 +55,29 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             match e.downcast_ref::<tonic::Status>() {
-                Some(status) => eprintln!("error: {:?}: {}", status.code(), status.message()),
+                Some(status) => report(status),
                 None => eprintln!("error: {e:#}"),
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Prints a failed call: each bad field from the structured BadRequest
+/// details when the server sent them, else the status message.
+fn report(status: &tonic::Status) {
+    use tonic_types::StatusExt;
+    match status.get_details_bad_request() {
+        Some(bad) if !bad.field_violations.is_empty() => {
+            for violation in &bad.field_violations {
+                eprintln!(
+                    "error: {:?}: {}: {}",
+                    status.code(),
+                    violation.field,
+                    violation.description
+                );
+            }
+        }
+        _ => eprintln!("error: {:?}: {}", status.code(), status.message()),
     }
 }

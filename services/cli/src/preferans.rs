@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Subcommand;
+use deckhand::preferans::seat_to_proto;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::{parse_problems_lossy, Seat, LAYOUT_COUNT};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use preferans_worker::grpc::seat_to_proto;
 
 use crate::embedded::{Target, MAX_MESSAGE_BYTES};
 

@@ -5,9 +5,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deckhand::preferans::{layout_range, opening_names, view_from_proto};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::LAYOUT_COUNT;
-use preferans_worker::grpc::{layout_range, opening_names, view_from_proto};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
@@ -208,7 +208,7 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         let id = self.scheduler.next_job_id();
         let job = Arc::new(Job::new(
             id,
-            request.view.unwrap_or_default(),
+            view.clone(),
             view.contract().strain,
             view.contract(),
             range.clone(),

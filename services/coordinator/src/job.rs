@@ -6,8 +6,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use deckhand::proto::preferans::v1 as pb;
-use deckhand_preferans::{Contract, Histogram, Strain};
+use deckhand_preferans::{Contract, DeclarerView, Histogram, Strain};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -43,7 +42,7 @@ struct State {
 pub struct Job {
     pub id: u64,
     /// The request's view, forwarded to workers as is.
-    pub view: pb::DeclarerView,
+    pub view: DeclarerView,
     pub strain: Strain,
     pub contract: Contract,
     pub range: Range<u32>,
@@ -67,7 +66,7 @@ pub struct JobResult {
 impl Job {
     pub fn new(
         id: u64,
-        view: pb::DeclarerView,
+        view: DeclarerView,
         strain: Strain,
         contract: Contract,
         range: Range<u32>,

@@ -185,6 +185,19 @@ mod tests {
     use deckhand::proto::preferans::v1 as pb;
     use deckhand_preferans::{Contract, Suit};
 
+    /// A valid view; these tests only look at the job's strain and range.
+    fn any_view() -> deckhand_preferans::DeclarerView {
+        deckhand::preferans::view_from_proto(Some(&pb::DeclarerView {
+            declarer: pb::Seat::N as i32,
+            hand: "AQJ8.KT8.KJ.9".into(),
+            talon: vec!["D7".into(), "C8".into()],
+            contract: "6S".into(),
+            leader: pb::Seat::N as i32,
+            ..Default::default()
+        }))
+        .unwrap()
+    }
+
     fn job(scheduler: &Scheduler, strain: Strain, layouts: u32) -> Arc<Job> {
         let contract = Contract {
             level: Some(6),
@@ -192,7 +205,7 @@ mod tests {
         };
         let job = Arc::new(Job::new(
             scheduler.next_job_id(),
-            pb::DeclarerView::default(),
+            any_view(),
             strain,
             contract,
             0..layouts,
@@ -264,7 +277,7 @@ mod tests {
         let j = job(&s, Strain::Misere, 10);
         let extra = Arc::new(Job::new(
             99,
-            pb::DeclarerView::default(),
+            any_view(),
             Strain::Misere,
             Contract::misere(),
             0..5,

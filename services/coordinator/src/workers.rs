@@ -308,7 +308,7 @@ async fn run_lease(
     let job = &lease.job;
     let range = job.chunk_range(lease.chunk);
     let request = pb::SolveLayoutsRequest {
-        view: Some(job.view.clone()),
+        view: Some(deckhand::preferans::view_to_proto(&job.view)),
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,

@@ -1,8 +1,9 @@
 //! gRPC adapter of the hand-ops engine: validates and translates protobuf
 //! messages, calls the engine, translates back. No game logic lives here.
 
+use deckhand::pool::{self, Cost};
 use deckhand::proto::handops::v1 as pb;
-use deckhand::status::{check_batch, invalid, missing};
+use deckhand::status::{check_batch, FieldResult, Invalid};
 use tonic::{Request, Response, Status};
 
 use deckhand_handops::{beating_plays, classify, legal_plays, CardsVector, Play, PlayKind};
@@ -39,28 +40,28 @@ impl HandOps {
     }
 }
 
-/// Converts a wire hand into cards; `field` names it in errors (e.g. `pairs[3].part`).
-fn cards(hand: Option<&pb::Hand>, field: &str) -> Result<CardsVector, Status> {
+/// Converts a wire hand into cards; `field` names it in errors (e.g.
+/// `pairs[3].part`) and is only called on error.
+fn cards<F: Into<String>>(
+    hand: Option<&pb::Hand>,
+    field: impl FnOnce() -> F,
+) -> Result<CardsVector, Invalid> {
     match hand.and_then(|h| h.cards.as_ref()) {
-        None => Err(missing(field)),
-        Some(pb::hand::Cards::Packed(packed)) => {
-            CardsVector::from_packed(*packed).map_err(|e| invalid(field, e))
-        }
-        Some(pb::hand::Cards::Text(text)) => {
-            text.parse::<CardsVector>().map_err(|e| invalid(field, e))
-        }
+        None => Err(Invalid::missing(field())),
+        Some(pb::hand::Cards::Packed(packed)) => CardsVector::from_packed(*packed).field(field),
+        Some(pb::hand::Cards::Text(text)) => text.parse::<CardsVector>().field(field),
     }
 }
 
-fn pairs(pairs: &[pb::HandPair], max: usize) -> Result<Vec<(CardsVector, CardsVector)>, Status> {
+fn pairs(pairs: &[pb::HandPair], max: usize) -> Result<Vec<(CardsVector, CardsVector)>, Invalid> {
     check_batch("pairs", pairs.len(), max)?;
     pairs
         .iter()
         .enumerate()
         .map(|(i, p)| {
             Ok((
-                cards(p.hand.as_ref(), &format!("pairs[{i}].hand"))?,
-                cards(p.part.as_ref(), &format!("pairs[{i}].part"))?,
+                cards(p.hand.as_ref(), || format!("pairs[{i}].hand"))?,
+                cards(p.part.as_ref(), || format!("pairs[{i}].part"))?,
             ))
         })
         .collect()
@@ -69,9 +70,9 @@ fn pairs(pairs: &[pb::HandPair], max: usize) -> Result<Vec<(CardsVector, CardsVe
 fn packed_pairs(
     packed: &pb::PackedPairs,
     max: usize,
-) -> Result<Vec<(CardsVector, CardsVector)>, Status> {
+) -> Result<Vec<(CardsVector, CardsVector)>, Invalid> {
     if packed.hands.len() != packed.parts.len() {
-        return Err(invalid(
+        return Err(Invalid::new(
             "packed",
             format!(
                 "{} hands but {} parts: the lists must have the same length",
@@ -82,7 +83,7 @@ fn packed_pairs(
     }
     check_batch("packed", packed.hands.len(), max)?;
     let check = |value: u64, field: &str, i: usize| {
-        CardsVector::from_packed(value).map_err(|e| invalid(format!("packed.{field}[{i}]"), e))
+        CardsVector::from_packed(value).field(|| format!("packed.{field}[{i}]"))
     };
     packed
         .hands
@@ -129,16 +130,25 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         &self,
         request: Request<pb::ContainsRequest>,
     ) -> Result<Response<pb::ContainsResponse>, Status> {
-        let request = request.get_ref();
-        let pairs = match &request.packed {
-            Some(packed) if request.pairs.is_empty() => packed_pairs(packed, self.max_batch)?,
-            Some(_) => return Err(invalid("packed", "give either pairs or packed, not both")),
-            None => pairs(&request.pairs, self.max_batch)?,
-        };
-        let contains = pairs
-            .iter()
-            .map(|(hand, part)| hand.contains(*part))
-            .collect();
+        let (request, max) = (request.into_inner(), self.max_batch);
+        let cost = Cost(request.pairs.len() + request.packed.as_ref().map_or(0, |p| p.hands.len()));
+        let contains = pool::run(cost, move || -> Result<_, Invalid> {
+            let pairs = match &request.packed {
+                Some(packed) if request.pairs.is_empty() => packed_pairs(packed, max)?,
+                Some(_) => {
+                    return Err(Invalid::new(
+                        "packed",
+                        "give either pairs or packed, not both",
+                    ))
+                }
+                None => pairs(&request.pairs, max)?,
+            };
+            Ok(pairs
+                .iter()
+                .map(|(hand, part)| hand.contains(*part))
+                .collect())
+        })
+        .await??;
         Ok(Response::new(pb::ContainsResponse { contains }))
     }
 
@@ -146,22 +156,25 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         &self,
         request: Request<pb::RemoveRequest>,
     ) -> Result<Response<pb::RemoveResponse>, Status> {
-        let pairs = pairs(&request.get_ref().pairs, self.max_batch)?;
-        let remaining = pairs
-            .iter()
-            .enumerate()
-            .map(|(i, (hand, part))| {
-                let rest = hand.checked_remove(*part).ok_or_else(|| {
-                    invalid(
-                        format!("pairs[{i}]"),
-                        format!("part {part} is not contained in hand {hand}"),
-                    )
-                })?;
-                Ok(pb::Hand {
-                    cards: Some(pb::hand::Cards::Packed(rest.packed())),
+        let (request, max) = (request.into_inner(), self.max_batch);
+        let remaining = pool::run(Cost(request.pairs.len()), move || {
+            pairs(&request.pairs, max)?
+                .iter()
+                .enumerate()
+                .map(|(i, (hand, part))| {
+                    let rest = hand.checked_remove(*part).ok_or_else(|| {
+                        Invalid::new(
+                            format!("pairs[{i}]"),
+                            format!("part {part} is not contained in hand {hand}"),
+                        )
+                    })?;
+                    Ok(pb::Hand {
+                        cards: Some(pb::hand::Cards::Packed(rest.packed())),
+                    })
                 })
-            })
-            .collect::<Result<_, Status>>()?;
+                .collect::<Result<_, Invalid>>()
+        })
+        .await??;
         Ok(Response::new(pb::RemoveResponse { remaining }))
     }
 
@@ -169,19 +182,22 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         &self,
         request: Request<pb::ClassifyRequest>,
     ) -> Result<Response<pb::ClassifyResponse>, Status> {
-        let hands = &request.get_ref().hands;
-        check_batch("hands", hands.len(), self.max_batch)?;
-        let results = hands
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let play = classify(cards(Some(h), &format!("hands[{i}]"))?);
-                Ok(pb::Classification {
-                    valid: play.is_some(),
-                    r#move: play.as_ref().map(to_move),
+        let (hands, max) = (request.into_inner().hands, self.max_batch);
+        check_batch("hands", hands.len(), max)?;
+        let results = pool::run(Cost(hands.len()), move || {
+            hands
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    let play = classify(cards(Some(h), || format!("hands[{i}]"))?);
+                    Ok(pb::Classification {
+                        valid: play.is_some(),
+                        r#move: play.as_ref().map(to_move),
+                    })
                 })
-            })
-            .collect::<Result<_, Status>>()?;
+                .collect::<Result<_, Invalid>>()
+        })
+        .await??;
         Ok(Response::new(pb::ClassifyResponse { results }))
     }
 
@@ -190,24 +206,23 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         request: Request<pb::LegalMovesRequest>,
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
         let request = request.get_ref();
-        let hand = cards(request.hand.as_ref(), "hand")?;
-        let beat = match &request.beat {
-            None => None,
-            Some(beat) => {
-                let cards = cards(Some(beat), "beat")?;
-                Some(
-                    classify(cards)
-                        .ok_or_else(|| invalid("beat", format!("{cards} is not a valid play")))?,
-                )
-            }
-        };
-        // A full deck has 27,471 plays: keep the work off the async I/O threads.
-        let plays = tokio::task::spawn_blocking(move || match beat {
+        let hand = cards(request.hand.as_ref(), || "hand")?;
+        let beat =
+            match &request.beat {
+                None => None,
+                Some(beat) => {
+                    let cards = cards(Some(beat), || "beat")?;
+                    Some(classify(cards).ok_or_else(|| {
+                        Invalid::new("beat", format!("{cards} is not a valid play"))
+                    })?)
+                }
+            };
+        // A full deck has 27,471 plays: always the pool's work.
+        let plays = pool::run(Cost::HEAVY, move || match beat {
             None => legal_plays(hand),
             Some(beat) => beating_plays(hand, &beat),
         })
-        .await
-        .map_err(|e| Status::internal(format!("legal-move task failed: {e}")))?;
+        .await?;
         let moves = plays.iter().map(to_move).collect();
         Ok(Response::new(pb::LegalMovesResponse { moves }))
     }

@@ -1,8 +1,11 @@
 //! gRPC adapter of the mahjong engine: validates and translates protobuf
 //! messages, calls the engine, translates back. No game logic lives here.
 
+use deckhand::pool::{self, Cost};
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::status::{check_batch, invalid, missing};
+use deckhand::status::{check_batch, FieldResult, Invalid};
+use std::convert::Infallible;
+
 use tonic::{Request, Response, Status};
 
 use deckhand_mahjong::{check_win, shanten, waits, Decomposition, Form, Tile, TileCounts};
@@ -13,9 +16,6 @@ pub use pb::mahjong_service_server::MahjongServiceServer;
 pub const DEFAULT_PORT: u16 = 50053;
 /// Default largest number of hands in one batch request.
 pub const DEFAULT_MAX_BATCH: usize = 100_000;
-/// Batches of more hands than this are computed on the blocking pool, off the
-/// async I/O threads.
-pub const BLOCKING_BATCH: usize = 1_000;
 
 /// The MahjongService implementation.
 #[derive(Debug, Clone)]
@@ -42,46 +42,40 @@ impl Mahjong {
     }
 
     /// Checks the batch size, then converts every hand and answers it with
-    /// `answer` (which also gets the hand's field name, for errors), in
-    /// request order. Batches of more than [`BLOCKING_BATCH`] hands run on the
-    /// blocking pool.
-    async fn batch<T, F>(&self, hands: Vec<pb::Hand>, answer: F) -> Result<Vec<T>, Status>
+    /// `answer`, in request order, on the CPU pool by its policy (a hand
+    /// costs about one unit). An error of `answer` is about the hand itself.
+    async fn batch<T, E, F>(&self, hands: Vec<pb::Hand>, answer: F) -> Result<Vec<T>, Status>
     where
         T: Send + 'static,
-        F: Fn(&TileCounts, &str) -> Result<T, Status> + Send + 'static,
+        E: std::fmt::Display,
+        F: Fn(&TileCounts) -> Result<T, E> + Send + 'static,
     {
         check_batch("hands", hands.len(), self.max_batch)?;
-        let big = hands.len() > BLOCKING_BATCH;
+        let hands_len = hands.len();
         let work = move || {
             hands
                 .iter()
                 .enumerate()
                 .map(|(i, hand)| {
-                    let field = format!("hands[{i}]");
-                    answer(&counts(hand, &field)?, &field)
+                    let field = || format!("hands[{i}]");
+                    answer(&counts(hand, field)?).field(field)
                 })
-                .collect::<Result<Vec<T>, Status>>()
+                .collect::<Result<Vec<T>, Invalid>>()
         };
-        if big {
-            tokio::task::spawn_blocking(work)
-                .await
-                .map_err(|e| Status::internal(format!("batch task failed: {e}")))?
-        } else {
-            work()
-        }
+        Ok(pool::run(Cost(hands_len), work).await??)
     }
 }
 
-/// Converts a wire hand into tile counts; `field` names it in errors (e.g. `hands[3]`).
-fn counts(hand: &pb::Hand, field: &str) -> Result<TileCounts, Status> {
+/// Converts a wire hand into tile counts; `field` names it in errors (e.g.
+/// `hands[3]`) and is only called on error.
+fn counts<F: Into<String>>(
+    hand: &pb::Hand,
+    field: impl FnOnce() -> F,
+) -> Result<TileCounts, Invalid> {
     match &hand.tiles {
-        None => Err(missing(field)),
-        Some(pb::hand::Tiles::Text(text)) => {
-            text.parse::<TileCounts>().map_err(|e| invalid(field, e))
-        }
-        Some(pb::hand::Tiles::Counts(bytes)) => {
-            TileCounts::try_from(bytes.as_slice()).map_err(|e| invalid(field, e))
-        }
+        None => Err(Invalid::missing(field())),
+        Some(pb::hand::Tiles::Text(text)) => text.parse::<TileCounts>().field(field),
+        Some(pb::hand::Tiles::Counts(bytes)) => TileCounts::try_from(bytes.as_slice()).field(field),
     }
 }
 
@@ -114,9 +108,9 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         request: Request<pb::CheckWinRequest>,
     ) -> Result<Response<pb::CheckWinResponse>, Status> {
         let results = self
-            .batch(request.into_inner().hands, |hand, _| {
+            .batch(request.into_inner().hands, |hand| {
                 let result = check_win(hand);
-                Ok(pb::WinResult {
+                Ok::<_, Infallible>(pb::WinResult {
                     win: result.win,
                     decompositions: result.decompositions.iter().map(to_decomposition).collect(),
                 })
@@ -130,9 +124,9 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         request: Request<pb::ShantenRequest>,
     ) -> Result<Response<pb::ShantenResponse>, Status> {
         let results = self
-            .batch(request.into_inner().hands, |hand, _| {
+            .batch(request.into_inner().hands, |hand| {
                 let s = shanten(hand);
-                Ok(pb::ShantenResult {
+                Ok::<_, Infallible>(pb::ShantenResult {
                     standard: i32::from(s.standard),
                     seven_pairs: s.seven_pairs.map(i32::from),
                     thirteen_orphans: s.thirteen_orphans.map(i32::from),
@@ -148,9 +142,9 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         request: Request<pb::WaitsRequest>,
     ) -> Result<Response<pb::WaitsResponse>, Status> {
         let results = self
-            .batch(request.into_inner().hands, |hand, field| {
-                let waits = waits(hand).map_err(|e| invalid(field, e))?;
-                Ok(pb::WaitsResult {
+            .batch(request.into_inner().hands, |hand| {
+                let waits = waits(hand)?;
+                Ok::<_, deckhand_mahjong::HandError>(pb::WaitsResult {
                     waits: waits
                         .iter()
                         .map(|w| pb::Wait {

@@ -4,7 +4,10 @@
 use deckhand::proto::mahjong::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand::testing::assert_invalid;
-use mahjong::grpc::{Mahjong, MahjongServiceServer, BLOCKING_BATCH, DEFAULT_MAX_BATCH};
+use mahjong::grpc::{Mahjong, MahjongServiceServer, DEFAULT_MAX_BATCH};
+
+/// Batches above this many hands run on the CPU pool.
+const BLOCKING_BATCH: usize = deckhand::pool::INLINE_COST.0;
 use pb::mahjong_service_client::MahjongServiceClient;
 use tonic::server::NamedService;
 use tonic::service::Routes;

@@ -1,27 +1,30 @@
 //! gRPC adapter of the preferans solver: validates and translates protobuf
 //! messages, runs the engine on a pool of long-lived solvers, streams results.
 //!
-//! Each pool slot owns one [`Solver`] whose transposition table survives
-//! between requests; it is cleared only when a request's strain differs from
-//! the one the table holds. A request for a layout range is cut into chunks
+//! Solvers live in [`crate::solver_pool`]. A request for a layout range is cut into chunks
 //! that the slots it gets take in order, so each slot works on contiguous
 //! indices (neighbouring layouts share most positions).
 
 use std::ops::{ControlFlow, Range};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
+use deckhand::pool::{self, Cost};
+
+pub use crate::solver_pool::SolverPool;
+use deckhand::preferans::{
+    card_list, cards, contract, layout_range, opening_names, seat, seat_to_proto, view_from_proto,
+};
 use deckhand::proto::preferans::v1 as pb;
-use deckhand::status::{invalid, missing};
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use deckhand::status::{FieldResult, Invalid};
+use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use deckhand_preferans::{
-    solve_layouts, BySeat, Card, Cards, Contract, DeclarerView, Position, Seat, Solver, Strain,
-    LAYOUT_COUNT,
+    solve_layouts, BySeat, Cards, DeclarerView, Position, Seat, Solver, LAYOUT_COUNT,
 };
 
 pub use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
@@ -34,240 +37,6 @@ pub const DEFAULT_CHUNK: u32 = 512;
 pub const JOB_ID_HEADER: &str = "x-deckhand-job-id";
 /// Table size of the solver used for single deals (a fresh one per call).
 const DEAL_TABLE_BYTES: usize = 8 << 20;
-
-/// Converts a wire seat.
-pub fn seat(value: i32, field: &str) -> Result<Seat, Status> {
-    match pb::Seat::try_from(value) {
-        Ok(pb::Seat::N) => Ok(Seat::N),
-        Ok(pb::Seat::E) => Ok(Seat::E),
-        Ok(pb::Seat::W) => Ok(Seat::W),
-        _ => Err(invalid(
-            field,
-            format!("seat {value} is not one of N, E, W"),
-        )),
-    }
-}
-
-/// The wire form of a seat.
-pub fn seat_to_proto(seat: Seat) -> pb::Seat {
-    match seat {
-        Seat::N => pb::Seat::N,
-        Seat::E => pb::Seat::E,
-        Seat::W => pb::Seat::W,
-    }
-}
-
-fn contract(text: &str, field: &str) -> Result<Contract, Status> {
-    text.parse::<Contract>().map_err(|e| invalid(field, e))
-}
-
-fn cards(text: &str, field: &str) -> Result<Cards, Status> {
-    text.parse::<Cards>().map_err(|e| invalid(field, e))
-}
-
-fn card_list(texts: &[String], field: &str) -> Result<Vec<Card>, Status> {
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            t.parse::<Card>()
-                .map_err(|e| invalid(format!("{field}[{i}]"), e))
-        })
-        .collect()
-}
-
-/// Name of a strain as reported by Status / ListWorkers.
-pub fn strain_name(strain: Option<Strain>) -> String {
-    strain.map(|s| s.to_string()).unwrap_or_default()
-}
-
-/// Converts and validates a wire declarer view.
-pub fn view_from_proto(view: Option<&pb::DeclarerView>) -> Result<DeclarerView, Status> {
-    let view = view.ok_or_else(|| missing("view"))?;
-    let declarer = seat(view.declarer, "view.declarer")?;
-    let leader = seat(view.leader, "view.leader")?;
-    let contract = contract(&view.contract, "view.contract")?;
-    if !view.compact.is_empty() {
-        if !view.hand.is_empty() || !view.talon.is_empty() || !view.played.is_empty() {
-            return Err(invalid(
-                "view.compact",
-                "give either compact or hand/talon/played, not both",
-            ));
-        }
-        return DeclarerView::from_notation(&view.compact, declarer, contract, leader)
-            .map_err(|e| invalid("view.compact", e));
-    }
-    let hand = cards(&view.hand, "view.hand")?;
-    let mut talon = Cards::EMPTY;
-    for (i, card) in card_list(&view.talon, "view.talon")?
-        .into_iter()
-        .enumerate()
-    {
-        if !talon.insert(card) {
-            return Err(invalid(
-                format!("view.talon[{i}]"),
-                format!("{card} given twice"),
-            ));
-        }
-    }
-    let played = card_list(&view.played, "view.played")?;
-    DeclarerView::new(declarer, hand, talon, contract, leader, played)
-        .map_err(|e| invalid("view", e))
-}
-
-/// Checks a layout range: non-empty and inside [0, LAYOUT_COUNT).
-pub fn layout_range(start: u32, end: u32) -> Result<Range<u32>, Status> {
-    if start >= end || end > LAYOUT_COUNT {
-        return Err(invalid(
-            "range",
-            format!(
-                "layout range [{start}, {end}) must be non-empty and inside [0, {LAYOUT_COUNT})"
-            ),
-        ));
-    }
-    Ok(start..end)
-}
-
-/// Wire names of the candidate openings ("" when a defender's unknown card opens).
-pub fn opening_names(view: &DeclarerView) -> Vec<String> {
-    view.openings()
-        .into_iter()
-        .map(|c| c.map(|c| c.to_string()).unwrap_or_default())
-        .collect()
-}
-
-/// One long-lived solver and its counters.
-struct Slot {
-    solver: Mutex<Solver>,
-    busy: AtomicBool,
-    layouts: AtomicU64,
-    /// What the table holds, readable while the solver is busy.
-    held: Mutex<Option<Strain>>,
-    /// Table fill after the last piece of work (f64 bits).
-    fill: AtomicU64,
-    /// Table probes and hits, as of the last piece of work.
-    probes: AtomicU64,
-    hits: AtomicU64,
-}
-
-/// The worker's solvers; a semaphore counts the idle ones.
-pub struct SolverPool {
-    slots: Vec<Slot>,
-    idle: Arc<Semaphore>,
-    table_bytes: usize,
-}
-
-/// A slot checked out of the pool; returned when dropped.
-struct Lease {
-    pool: Arc<SolverPool>,
-    index: usize,
-    _permit: OwnedSemaphorePermit,
-}
-
-impl Slot {
-    fn held(&self) -> Option<Strain> {
-        *self.held.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `work` on this slot's solver, then records what its table holds.
-    fn with_solver<T>(&self, strain: Strain, work: impl FnOnce(&mut Solver) -> T) -> T {
-        let mut solver = self.solver.lock().unwrap_or_else(|p| p.into_inner());
-        *self.held.lock().unwrap_or_else(|p| p.into_inner()) = Some(strain);
-        let result = work(&mut solver);
-        let stats = solver.stats();
-        let fill = stats.tt_used as f64 / stats.tt_capacity.max(1) as f64;
-        self.fill.store(fill.to_bits(), Ordering::Relaxed);
-        self.probes.store(stats.tt_probes, Ordering::Relaxed);
-        self.hits.store(stats.tt_hits, Ordering::Relaxed);
-        result
-    }
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        self.pool.slots[self.index]
-            .busy
-            .store(false, Ordering::Release);
-    }
-}
-
-impl SolverPool {
-    /// `threads` solvers with a table of `table_bytes` each (allocated lazily by the OS).
-    pub fn new(threads: usize, table_bytes: usize) -> Arc<SolverPool> {
-        let threads = threads.max(1);
-        Arc::new(SolverPool {
-            slots: (0..threads)
-                .map(|_| Slot {
-                    solver: Mutex::new(Solver::new(table_bytes)),
-                    busy: AtomicBool::new(false),
-                    layouts: AtomicU64::new(0),
-                    held: Mutex::new(None),
-                    fill: AtomicU64::new(0),
-                    probes: AtomicU64::new(0),
-                    hits: AtomicU64::new(0),
-                })
-                .collect(),
-            idle: Arc::new(Semaphore::new(threads)),
-            table_bytes,
-        })
-    }
-
-    pub fn threads(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// Waits for an idle slot, preferring one whose table already holds `strain`.
-    async fn lease(self: &Arc<Self>, strain: Strain) -> Lease {
-        let permit = self
-            .idle
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the pool semaphore is never closed");
-        // A permit guarantees at least one slot is idle.
-        let idle: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| !self.slots[i].busy.load(Ordering::Acquire))
-            .collect();
-        let warm = idle
-            .iter()
-            .copied()
-            .find(|&i| self.slots[i].held() == Some(strain));
-        let candidates = warm.into_iter().chain(idle);
-        for index in candidates {
-            if self.slots[index]
-                .busy
-                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-            {
-                return Lease {
-                    pool: self.clone(),
-                    index,
-                    _permit: permit,
-                };
-            }
-        }
-        unreachable!("a semaphore permit was held but no slot was idle")
-    }
-
-    fn status(&self) -> pb::StatusResponse {
-        let threads = self
-            .slots
-            .iter()
-            .enumerate()
-            .map(|(i, slot)| pb::ThreadStatus {
-                thread: i as u32,
-                trumps: strain_name(slot.held()),
-                table_fill: f64::from_bits(slot.fill.load(Ordering::Relaxed)),
-                layouts_solved: slot.layouts.load(Ordering::Relaxed),
-                busy: slot.busy.load(Ordering::Relaxed),
-            })
-            .collect();
-        pb::StatusResponse {
-            threads,
-            table_bytes: self.table_bytes as u64,
-        }
-    }
-}
 
 /// Exposes the pool's counters as Prometheus series (call once per process).
 pub fn register_metrics(pool: Arc<SolverPool>) {
@@ -364,7 +133,7 @@ impl Worker {
 
 type ResultStream = Pin<Box<dyn Stream<Item = Result<pb::SolveLayoutsResponse, Status>> + Send>>;
 
-fn position(request: &pb::SolveDealRequest) -> Result<Position, Status> {
+fn position(request: &pb::SolveDealRequest) -> Result<Position, Invalid> {
     let contract = contract(&request.contract, "contract")?;
     let hands = BySeat::from_fn(|s| match s {
         Seat::N => (&request.north, "north"),
@@ -378,8 +147,7 @@ fn position(request: &pb::SolveDealRequest) -> Result<Position, Status> {
     let declarer = seat(request.declarer, "declarer")?;
     let leader = seat(request.leader, "leader")?;
     let played = card_list(&request.played, "played")?;
-    Position::new(parsed, contract.strain, declarer, leader, &played)
-        .map_err(|e| invalid("deal", e))
+    Position::new(parsed, contract.strain, declarer, leader, &played).field(|| "deal")
 }
 
 /// Solves `range` on one leased slot, sending a message per `chunk` layouts.
@@ -412,7 +180,7 @@ fn solve_chunks(
         let count = match result {
             Ok(count) => count,
             Err(e) => {
-                let _ = tx.blocking_send(Err(invalid("range", e)));
+                let _ = tx.blocking_send(Err(Invalid::new("range", e).into()));
                 return solved;
             }
         };
@@ -442,12 +210,11 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         let to_move = position.to_move();
         // The declarer wants tricks (none in misère); the defenders want the opposite.
         let wants_tricks = (to_move == position.declarer()) != position.strain().is_misere();
-        let values = tokio::task::spawn_blocking(move || {
+        let values = pool::run(Cost::HEAVY, move || {
             // A small fresh table: a single deal must not clear a warm layout table.
             Solver::new(DEAL_TABLE_BYTES).solve_cards(&position)
         })
-        .await
-        .map_err(|e| Status::internal(format!("solver task failed: {e}")))?;
+        .await?;
         // The position's value is the best card's value for the player to move
         // (a validated position always has a legal card).
         let tricks = values.iter().map(|&(_, v)| v);
@@ -516,7 +283,7 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
                 if next.load(Ordering::Relaxed) >= range.end {
                     return; // the other slots finished the work meanwhile
                 }
-                let _ = tokio::task::spawn_blocking(move || {
+                let _ = pool::run(Cost::HEAVY, move || {
                     let slot = &lease.pool.slots[lease.index];
                     let solved = slot.with_solver(strain, |solver| {
                         solve_chunks(solver, &view, &next, range, chunk, &openings, &tx)

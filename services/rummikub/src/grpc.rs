@@ -22,19 +22,20 @@
 //!   the item (`items[2].tiles[0]: …`). Oversized inputs (more tiles than the
 //!   rule set holds) are rejected before any tile is parsed.
 //!
-//! The search runs on tokio's blocking pool. Solvers for the standard rules
-//! are kept in a small pool (a solver keeps its tables and memo memory between
-//! queries); other rule sets get a solver per request (per batch).
+//! Searches run on the shared CPU pool (`deckhand::pool`); solvers are reused
+//! through [`crate::solvers`].
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use deckhand::pool::{self, Cost};
 use deckhand::proto::rummikub::v1 as pb;
-use deckhand::status::{check_batch, invalid};
+use deckhand::status::{check_batch, FieldResult, Invalid};
 use tonic::{Request, Response, Status};
 
-use deckhand_rummikub::{Error, Meld, MeldKind, Objective, RuleSet, Solver, Tile, TileCounts};
+use deckhand_rummikub::{Error, Meld, MeldKind, Objective, RawRules, RuleSet, Solver, Tile};
+
+use crate::solvers::{SolverPool, Solvers};
 
 pub use pb::rummikub_service_server::RummikubServiceServer;
 
@@ -43,63 +44,21 @@ pub const DEFAULT_PORT: u16 = 50052;
 /// Default largest number of items in one batch request.
 pub const DEFAULT_MAX_BATCH: usize = 100_000;
 
-/// Longest tile text echoed back in an error message.
-const MAX_ECHO: usize = 16;
-/// Fewest batch items worth a blocking task of their own.
+/// Fewest batch items worth a pool job of their own.
 const MIN_CHUNK: usize = 64;
-
-/// Solvers for the standard rules, checked out by one query at a time.
-struct SolverPool {
-    idle: Mutex<Vec<Solver>>,
-    keep: usize,
-}
-
-impl SolverPool {
-    fn new(keep: usize) -> SolverPool {
-        SolverPool {
-            idle: Mutex::new(Vec::new()),
-            keep,
-        }
-    }
-
-    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Solver>> {
-        // A panic while holding the lock cannot leave the Vec inconsistent.
-        self.idle.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A solver for `rules`: a pooled one for the standard rules, else a new one.
-    fn take(&self, rules: RuleSet) -> Result<Solver, Error> {
-        if rules == RuleSet::default() {
-            if let Some(solver) = self.idle().pop() {
-                return Ok(solver);
-            }
-        }
-        Solver::new(rules)
-    }
-
-    /// Returns a solver; only standard-rules solvers are kept, at most `keep`.
-    fn give(&self, solver: Solver) {
-        if *solver.rules() == RuleSet::default() {
-            let mut idle = self.idle();
-            if idle.len() < self.keep {
-                idle.push(solver);
-            }
-        }
-    }
-}
 
 /// The RummikubService implementation.
 #[derive(Clone)]
 pub struct Rummikub {
     max_batch: usize,
-    pool: Arc<SolverPool>,
+    solvers: Arc<SolverPool>,
 }
 
 impl std::fmt::Debug for Rummikub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Rummikub")
             .field("max_batch", &self.max_batch)
-            .field("pooled_solvers", &self.pool.idle().len())
+            .field("solvers", &self.solvers)
             .finish()
     }
 }
@@ -114,7 +73,7 @@ impl Rummikub {
     pub fn new(max_batch: usize) -> Self {
         Rummikub {
             max_batch,
-            pool: Arc::new(SolverPool::new(2 * parallelism())),
+            solvers: Arc::new(SolverPool::new(2 * pool::size())),
         }
     }
 
@@ -126,208 +85,108 @@ impl Rummikub {
     }
 }
 
-fn parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 // ---------------------------------------------------------------------------
-// Validation: wire -> engine types, with the offending field named.
+// Wire -> engine. Field paths are relative to the request (or batch item).
 
-/// The rule set of a request; `field` names it in errors (`rules`, `items[2].rules`).
-fn rules(wire: Option<&pb::RuleSet>, field: &str) -> Result<RuleSet, Status> {
-    let standard = RuleSet::default();
+/// The rule set of a request.
+fn rules(wire: Option<&pb::RuleSet>) -> Result<RuleSet, Invalid> {
     let Some(wire) = wire else {
-        return Ok(standard);
+        return Ok(RuleSet::default());
     };
-    // 0 takes the standard value; anything above u8 (u16 for the opening
-    // value) saturates, so the engine's range check (all maxima are below the
-    // saturated value) rejects it, and the message below quotes the value as
-    // sent. `jokers` is optional: unset is standard, 0 means no jokers.
-    let pick = |value: u32, default: u8| match value {
-        0 => default,
-        v => u8::try_from(v).unwrap_or(u8::MAX),
-    };
-    let rules = RuleSet {
+    // 0 takes the standard value; `jokers` is optional: unset is standard, 0
+    // means no jokers.
+    let standard = RawRules::default();
+    let pick = |value: u32, standard: u32| if value == 0 { standard } else { value };
+    let raw = RawRules {
         numbers: pick(wire.numbers, standard.numbers),
         colours: pick(wire.colours, standard.colours),
         copies: pick(wire.copies, standard.copies),
-        jokers: wire
-            .jokers
-            .map_or(standard.jokers, |v| u8::try_from(v).unwrap_or(u8::MAX)),
+        jokers: wire.jokers.unwrap_or(standard.jokers),
         min_len: pick(wire.min_len, standard.min_len),
-        opening_value: match wire.opening_value {
-            0 => standard.opening_value,
-            v => u16::try_from(v).unwrap_or(u16::MAX),
-        },
+        opening_value: pick(wire.opening_value, standard.opening_value),
         allow_redundant_jokers: !wire.forbid_redundant_jokers,
     };
-    match rules.validate() {
-        Ok(()) => Ok(rules),
-        Err(Error::RuleOutOfRange {
-            name,
-            value,
-            min,
-            max,
-        }) => {
-            let sent = match name {
-                "numbers" => wire.numbers,
-                "colours" => wire.colours,
-                "copies" => wire.copies,
-                "jokers" => wire.jokers.unwrap_or(value),
-                "min_len" => wire.min_len,
-                "opening_value" => wire.opening_value,
-                _ => value,
-            };
-            Err(invalid(
-                format!("{field}.{name}"),
-                format!("{sent} is outside the supported range {min}..={max}"),
-            ))
-        }
-        Err(e) => Err(invalid(field, e)),
-    }
-}
-
-/// How many tiles the whole game of `rules` has.
-fn game_size(rules: &RuleSet) -> usize {
-    usize::from(rules.numbers) * usize::from(rules.colours) * usize::from(rules.copies)
-        + usize::from(rules.jokers)
+    RuleSet::try_from(raw).map_err(|e| engine_error(e, &[]))
 }
 
 /// Parses one tile per entry; `field` names the list (`tiles`, `rack`, ...).
-fn parse(texts: &[String], field: &str) -> Result<Vec<Tile>, Status> {
+fn parse(texts: &[String], field: &str) -> Result<Vec<Tile>, Invalid> {
     texts
         .iter()
         .enumerate()
-        .map(|(i, text)| {
-            text.parse::<Tile>().map_err(|e| {
-                let item = format!("{field}[{i}]");
-                if text.chars().count() > MAX_ECHO {
-                    let head: String = text.chars().take(MAX_ECHO).collect();
-                    invalid(
-                        item,
-                        format!(
-                            "unknown tile {head:?}… ({} bytes): expected a colour letter \
-                             (k b o r g p y w) and a number, or J",
-                            text.len()
-                        ),
-                    )
-                } else {
-                    invalid(item, e)
-                }
-            })
-        })
+        .map(|(i, text)| text.parse::<Tile>().field(|| format!("{field}[{i}]")))
         .collect()
 }
 
-/// The item of `lists` that an engine error is about: the first tile outside
-/// the rule set, the first copy (or joker) beyond the rule set's count. The
-/// lists are counted together, in order (table then rack).
-fn locate(err: &Error, lists: &[(&str, &[Tile])]) -> Option<(String, bool)> {
-    let (tile, nth) = match err {
-        Error::NumberOutOfRange { tile, .. } | Error::ColourOutOfRange { tile, .. } => (*tile, 1),
-        Error::TooManyCopies { tile, copies, .. } => (*tile, usize::from(*copies) + 1),
-        Error::TooManyJokers { jokers, .. } => (Tile::JOKER, usize::from(*jokers) + 1),
-        _ => return None,
-    };
-    let (list, index) = lists
-        .iter()
-        .enumerate()
-        .flat_map(|(l, (_, tiles))| tiles.iter().enumerate().map(move |(i, t)| (l, i, *t)))
-        .filter(|&(_, _, t)| t == tile)
-        .nth(nth - 1)
-        .map(|(l, i, _)| (l, i))?;
-    // Did earlier lists hold copies of it too (table and rack counted together)?
-    let shared = lists[..list].iter().any(|(_, tiles)| tiles.contains(&tile));
-    Some((format!("{}[{index}]", lists[list].0), shared))
-}
-
-/// An engine error as INVALID_ARGUMENT naming the field it is about.
-fn engine_status(err: Error, rules_field: &str, lists: &[(&str, &[Tile])]) -> Status {
-    match &err {
-        Error::TableNotValid { .. } => {
-            let table = lists.first().map_or("table", |(name, _)| *name);
-            invalid(table, err)
-        }
-        Error::RuleOutOfRange { name, .. } => invalid(format!("{rules_field}.{name}"), err),
-        Error::RuleSetTooLarge { .. } => invalid(rules_field, err),
-        Error::UnknownTile { text } => {
-            let field = lists
+/// An engine error named by its item. `lists` are the tile lists the engine
+/// saw as one input, in order (table then rack), so a tile position maps to
+/// one of them.
+fn engine_error(err: Error, lists: &[(&str, &[Tile])]) -> Invalid {
+    let first = lists.first().map_or("tiles", |(name, _)| *name);
+    let field = match &err {
+        Error::RuleOutOfRange { rule, .. } => format!("rules.{rule}"),
+        Error::RuleSetTooLarge { .. } => "rules".to_string(),
+        _ => match err.position() {
+            Some(mut at) => lists
                 .iter()
-                .map(|(name, _)| *name)
-                .collect::<Vec<_>>()
-                .join(" / ");
-            invalid(field, format!("unknown tile {text:?}"))
-        }
-        _ => match locate(&err, lists) {
-            Some((field, true)) => invalid(field, format!("{err} (table and rack together)")),
-            Some((field, false)) => invalid(field, err),
-            None => invalid(lists.first().map_or("tiles", |(name, _)| *name), err),
+                .find_map(|(name, tiles)| {
+                    if at < tiles.len() {
+                        return Some(format!("{name}[{at}]"));
+                    }
+                    at -= tiles.len();
+                    None
+                })
+                .unwrap_or_else(|| first.to_string()),
+            None => first.to_string(),
         },
+    };
+    let later = lists.len() > 1 && !field.starts_with(first) && !field.starts_with("rules");
+    if later
+        && matches!(
+            err,
+            Error::TooManyCopies { .. } | Error::TooManyJokers { .. }
+        )
+    {
+        return Invalid::new(field, format!("{err} (table and rack counted together)"));
     }
+    Invalid::new(field, err)
 }
 
-/// Checks tile counts against the rule set (all lists together).
-fn check_counts(
-    rules: &RuleSet,
-    rules_field: &str,
-    lists: &[(&str, &[Tile])],
-) -> Result<(), Status> {
-    let all: Vec<Tile> = lists.iter().flat_map(|(_, t)| t.iter().copied()).collect();
-    TileCounts::new(rules, &all)
-        .map(|_| ())
-        .map_err(|e| engine_status(e, rules_field, lists))
+/// Rejects more tiles than the whole game of `rules` has, before parsing any.
+fn check_size(rules: &RuleSet, field: &str, given: usize, what: &str) -> Result<(), Invalid> {
+    let most = rules.game_size();
+    if given > most {
+        return Err(Invalid::new(
+            field,
+            format!("{what} hold {given} tiles, but the rule set has only {most} tiles"),
+        ));
+    }
+    Ok(())
 }
 
 /// A validated Arrange item.
-struct ArrangeJob {
-    rules: RuleSet,
+pub(crate) struct ArrangeJob {
+    pub(crate) rules: RuleSet,
     tiles: Vec<Tile>,
-    /// Field prefix for errors found while solving (`""` or `items[2].`).
-    prefix: String,
 }
 
 impl ArrangeJob {
-    fn new(request: &pb::ArrangeRequest, prefix: &str) -> Result<ArrangeJob, Status> {
-        let rules_field = format!("{prefix}rules");
-        let tiles_field = format!("{prefix}tiles");
-        let rules = rules(request.rules.as_ref(), &rules_field)?;
-        let most = game_size(&rules);
-        if request.tiles.len() > most {
-            return Err(invalid(
-                tiles_field,
-                format!(
-                    "{} tiles given, but the rule set has only {most} tiles",
-                    request.tiles.len()
-                ),
-            ));
-        }
-        let tiles = parse(&request.tiles, &tiles_field)?;
-        check_counts(&rules, &rules_field, &[(&tiles_field, &tiles)])?;
-        Ok(ArrangeJob {
-            rules,
-            tiles,
-            prefix: prefix.to_string(),
-        })
+    fn new(request: &pb::ArrangeRequest) -> Result<ArrangeJob, Invalid> {
+        let rules = rules(request.rules.as_ref())?;
+        check_size(&rules, "tiles", request.tiles.len(), "the tiles")?;
+        let tiles = parse(&request.tiles, "tiles")?;
+        deckhand_rummikub::TileCounts::new(&rules, &tiles)
+            .map_err(|e| engine_error(e, &[("tiles", &tiles)]))?;
+        Ok(ArrangeJob { rules, tiles })
     }
 
-    fn solve(&self, solver: &mut Solver) -> Result<pb::ArrangeResponse, Status> {
-        let melds = solver.arrange(&self.tiles).map_err(|e| {
-            let tiles_field = format!("{}tiles", self.prefix);
-            engine_status(
-                e,
-                &format!("{}rules", self.prefix),
-                &[(&tiles_field, &self.tiles)],
-            )
-        })?;
-        Ok(match melds {
-            Some(melds) => pb::ArrangeResponse {
-                solvable: true,
-                melds: melds.iter().map(to_meld).collect(),
-            },
-            None => pb::ArrangeResponse {
-                solvable: false,
-                melds: Vec::new(),
-            },
+    fn solve(&self, solver: &mut Solver) -> Result<pb::ArrangeResponse, Invalid> {
+        let melds = solver
+            .arrange(&self.tiles)
+            .map_err(|e| engine_error(e, &[("tiles", &self.tiles)]))?;
+        Ok(pb::ArrangeResponse {
+            solvable: melds.is_some(),
+            melds: melds.iter().flatten().map(to_meld).collect(),
         })
     }
 }
@@ -342,38 +201,23 @@ struct MoveJob {
 }
 
 impl MoveJob {
-    fn new(request: &pb::BestMoveRequest) -> Result<MoveJob, Status> {
-        let rules = rules(request.rules.as_ref(), "rules")?;
+    fn new(request: &pb::BestMoveRequest) -> Result<MoveJob, Invalid> {
+        let rules = rules(request.rules.as_ref())?;
         let objective = match pb::Objective::try_from(request.objective) {
             Ok(pb::Objective::Unspecified | pb::Objective::MaxTiles) => Objective::MaxTiles,
             Ok(pb::Objective::MaxValue) => Objective::MaxValue,
             Err(_) => {
-                return Err(invalid(
+                return Err(Invalid::new(
                     "objective",
                     format!("unknown objective {}", request.objective),
                 ))
             }
         };
-        let most = game_size(&rules);
         let (on_table, on_rack) = (request.table.len(), request.rack.len());
-        if on_table > most {
-            return Err(invalid(
-                "table",
-                format!("{on_table} tiles given, but the rule set has only {most} tiles"),
-            ));
-        }
-        if on_table + on_rack > most {
-            return Err(invalid(
-                "rack",
-                format!(
-                    "table and rack hold {} tiles together, but the rule set has only {most} tiles",
-                    on_table + on_rack
-                ),
-            ));
-        }
+        check_size(&rules, "table", on_table, "the table tiles")?;
+        check_size(&rules, "rack", on_table + on_rack, "table and rack")?;
         let table = parse(&request.table, "table")?;
         let rack = parse(&request.rack, "rack")?;
-        check_counts(&rules, "rules", &[("table", &table), ("rack", &rack)])?;
         Ok(MoveJob {
             rules,
             table,
@@ -383,14 +227,14 @@ impl MoveJob {
         })
     }
 
-    fn solve(&self, pool: &SolverPool) -> Result<pb::BestMoveResponse, Status> {
+    fn solve(&self, solvers: &SolverPool) -> Result<pb::BestMoveResponse, Invalid> {
         let lists: [(&str, &[Tile]); 2] = [("table", &self.table), ("rack", &self.rack)];
-        let mut solver = pool
+        let mut solver = solvers
             .take(self.rules)
-            .map_err(|e| engine_status(e, "rules", &lists))?;
+            .map_err(|e| engine_error(e, &lists))?;
         let result = solver.best_move(&self.table, &self.rack, self.objective, self.opening);
-        pool.give(solver);
-        let best = result.map_err(|e| engine_status(e, "rules", &lists))?;
+        solvers.give(solver);
+        let best = result.map_err(|e| engine_error(e, &lists))?;
         Ok(pb::BestMoveResponse {
             placed: best.placed.iter().map(Tile::to_string).collect(),
             melds: best.melds.iter().map(to_meld).collect(),
@@ -411,51 +255,10 @@ fn to_meld(meld: &Meld) -> pb::Meld {
 }
 
 // ---------------------------------------------------------------------------
-// Batches.
-
-/// Solvers of one batch task, one per rule set; standard ones go back to the pool.
-struct Solvers<'a> {
-    pool: &'a SolverPool,
-    by_rules: HashMap<RuleSet, Solver>,
-}
-
-impl<'a> Solvers<'a> {
-    fn new(pool: &'a SolverPool) -> Self {
-        Solvers {
-            pool,
-            by_rules: HashMap::new(),
-        }
-    }
-
-    fn get(&mut self, job: &ArrangeJob) -> Result<&mut Solver, Status> {
-        use std::collections::hash_map::Entry;
-        match self.by_rules.entry(job.rules) {
-            Entry::Occupied(e) => Ok(e.into_mut()),
-            Entry::Vacant(e) => {
-                let solver = self.pool.take(job.rules).map_err(|err| {
-                    let tiles_field = format!("{}tiles", job.prefix);
-                    engine_status(
-                        err,
-                        &format!("{}rules", job.prefix),
-                        &[(&tiles_field, &job.tiles)],
-                    )
-                })?;
-                Ok(e.insert(solver))
-            }
-        }
-    }
-}
-
-impl Drop for Solvers<'_> {
-    fn drop(&mut self) {
-        for (_, solver) in self.by_rules.drain() {
-            self.pool.give(solver);
-        }
-    }
-}
+// Batches: errors name the item (`items[2].tiles[0]`).
 
 /// Set when the request's handler is dropped (client gone, deadline passed),
-/// so batch tasks on the blocking pool stop between items.
+/// so batch jobs on the pool stop between items.
 struct CancelOnDrop(Arc<AtomicBool>);
 
 impl Drop for CancelOnDrop {
@@ -468,42 +271,52 @@ fn cancelled() -> Status {
     Status::cancelled("request cancelled")
 }
 
-fn join_error(e: tokio::task::JoinError) -> Status {
-    Status::internal(format!("rummikub task failed: {e}"))
-}
-
 /// Validates every item, and builds a solver for each distinct rule set so
 /// that a rule set the solver cannot handle is reported at its first item.
 fn prepare_batch(
     items: &[pb::ArrangeRequest],
-    pool: &SolverPool,
+    solvers: &SolverPool,
     cancel: &AtomicBool,
 ) -> Result<Vec<ArrangeJob>, Status> {
     let mut jobs = Vec::with_capacity(items.len());
-    let mut solvers = Solvers::new(pool);
+    let mut by_rules = Solvers::new(solvers);
     for (i, item) in items.iter().enumerate() {
         if cancel.load(Ordering::Relaxed) {
             return Err(cancelled());
         }
-        let job = ArrangeJob::new(item, &format!("items[{i}]."))?;
-        solvers.get(&job)?;
+        let job = ArrangeJob::new(item)
+            .and_then(|job| {
+                by_rules
+                    .get(job.rules)
+                    .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]))?;
+                Ok(job)
+            })
+            .map_err(|e| e.within(format_args!("items[{i}]")))?;
         jobs.push(job);
     }
     Ok(jobs)
 }
 
+/// Solves `jobs`, the batch items from index `first` on.
 fn solve_chunk(
     jobs: &[ArrangeJob],
-    pool: &SolverPool,
+    first: usize,
+    solvers: &SolverPool,
     cancel: &AtomicBool,
 ) -> Result<Vec<pb::ArrangeResponse>, Status> {
-    let mut solvers = Solvers::new(pool);
+    let mut by_rules = Solvers::new(solvers);
     jobs.iter()
-        .map(|job| {
+        .enumerate()
+        .map(|(i, job)| {
             if cancel.load(Ordering::Relaxed) {
                 return Err(cancelled());
             }
-            job.solve(solvers.get(job)?)
+            let solver = by_rules
+                .get(job.rules)
+                .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]));
+            Ok(solver
+                .and_then(|solver| job.solve(solver))
+                .map_err(|e| e.within(format_args!("items[{}]", first + i)))?)
         })
         .collect()
 }
@@ -514,14 +327,16 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         &self,
         request: Request<pb::ArrangeRequest>,
     ) -> Result<Response<pb::ArrangeResponse>, Status> {
-        let job = ArrangeJob::new(request.get_ref(), "")?;
-        let pool = Arc::clone(&self.pool);
-        let response = tokio::task::spawn_blocking(move || {
-            let mut solvers = Solvers::new(&pool);
-            job.solve(solvers.get(&job)?)
+        let job = ArrangeJob::new(request.get_ref())?;
+        let solvers = Arc::clone(&self.solvers);
+        let response = pool::run(Cost::HEAVY, move || {
+            let mut by_rules = Solvers::new(&solvers);
+            let solver = by_rules
+                .get(job.rules)
+                .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]))?;
+            job.solve(solver)
         })
-        .await
-        .map_err(join_error)??;
+        .await??;
         Ok(Response::new(response))
     }
 
@@ -534,32 +349,31 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancel));
 
-        let (pool, flag) = (Arc::clone(&self.pool), Arc::clone(&cancel));
-        let jobs = tokio::task::spawn_blocking(move || prepare_batch(&items, &pool, &flag))
-            .await
-            .map_err(join_error)??;
+        let (solvers, flag) = (Arc::clone(&self.solvers), Arc::clone(&cancel));
+        let jobs = pool::run(Cost::HEAVY, move || prepare_batch(&items, &solvers, &flag)).await??;
 
-        // Split the work over the cores, each part on its own blocking thread.
-        let tasks = parallelism().min(jobs.len().div_ceil(MIN_CHUNK)).max(1);
-        let size = jobs.len().div_ceil(tasks);
+        // Split the work into one pool job per core; the pool bounds how many
+        // run at once across all requests.
+        let parts = pool::size().min(jobs.len().div_ceil(MIN_CHUNK)).max(1);
+        let size = jobs.len().div_ceil(parts);
         let jobs = Arc::new(jobs);
-        let handles: Vec<_> = (0..tasks)
-            .map(|t| {
-                let (jobs, pool, flag) = (
+        let handles: Vec<_> = (0..parts)
+            .map(|part| {
+                let (jobs, solvers, flag) = (
                     Arc::clone(&jobs),
-                    Arc::clone(&self.pool),
+                    Arc::clone(&self.solvers),
                     Arc::clone(&cancel),
                 );
-                tokio::task::spawn_blocking(move || {
-                    let end = jobs.len().min((t + 1) * size);
-                    let part = jobs.get(t * size..end).unwrap_or(&[]);
-                    solve_chunk(part, &pool, &flag)
-                })
+                tokio::spawn(pool::run(Cost::HEAVY, move || {
+                    let first = part * size;
+                    let chunk = jobs.get(first..jobs.len().min(first + size)).unwrap_or(&[]);
+                    solve_chunk(chunk, first, &solvers, &flag)
+                }))
             })
             .collect();
         let mut results = Vec::with_capacity(jobs.len());
         for handle in handles {
-            results.extend(handle.await.map_err(join_error)??);
+            results.extend(handle.await.map_err(deckhand::status::task_failed)???);
         }
         Ok(Response::new(pb::ArrangeBatchResponse { results }))
     }
@@ -569,10 +383,8 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         request: Request<pb::BestMoveRequest>,
     ) -> Result<Response<pb::BestMoveResponse>, Status> {
         let job = MoveJob::new(request.get_ref())?;
-        let pool = Arc::clone(&self.pool);
-        let response = tokio::task::spawn_blocking(move || job.solve(&pool))
-            .await
-            .map_err(join_error)??;
+        let solvers = Arc::clone(&self.solvers);
+        let response = pool::run(Cost::HEAVY, move || job.solve(&solvers)).await??;
         Ok(Response::new(response))
     }
 }
@@ -583,46 +395,41 @@ mod tests {
     use deckhand_rummikub::parse_tiles;
 
     #[test]
-    fn locate_names_the_extra_copy() {
+    fn positions_map_to_table_or_rack() {
         let table = parse_tiles("k5 b5 o5").unwrap();
         let rack = parse_tiles("r1 k5 k5").unwrap();
         let lists: [(&str, &[Tile]); 2] = [("table", &table), ("rack", &rack)];
-        let err = Error::TooManyCopies {
-            tile: "k5".parse().unwrap(),
-            count: 3,
-            copies: 2,
-        };
-        assert_eq!(locate(&err, &lists), Some(("rack[2]".into(), true)));
-        let err = Error::TooManyJokers {
-            count: 1,
-            jokers: 0,
-        };
-        assert_eq!(locate(&err, &lists), None);
+        let err = deckhand_rummikub::TileCounts::new(
+            &RuleSet::default(),
+            &[table.clone(), rack.clone()].concat(),
+        )
+        .unwrap_err();
+        assert_eq!(engine_error(err, &lists).field, "rack[2]");
     }
 
     #[test]
     fn rules_default_and_out_of_range() {
-        assert_eq!(rules(None, "rules").unwrap(), RuleSet::default());
+        assert_eq!(rules(None).unwrap(), RuleSet::default());
         let zero = pb::RuleSet::default();
-        assert_eq!(rules(Some(&zero), "rules").unwrap(), RuleSet::default());
+        assert_eq!(rules(Some(&zero)).unwrap(), RuleSet::default());
         let big = pb::RuleSet {
             numbers: 300,
             ..Default::default()
         };
-        let status = rules(Some(&big), "items[1].rules").unwrap_err();
-        assert_eq!(
-            status.message(),
-            "items[1].rules.numbers: 300 is outside the supported range 1..=31"
-        );
+        let bad = rules(Some(&big)).unwrap_err().within("items[1]");
+        assert_eq!(bad.field, "items[1].rules.numbers");
+        assert!(bad
+            .reason
+            .contains("300 is outside the supported range 1..=31"));
         let opening = pb::RuleSet {
             opening_value: 70_000,
             ..Default::default()
         };
-        let status = rules(Some(&opening), "rules").unwrap_err();
-        assert_eq!(
-            status.message(),
-            "rules.opening_value: 70000 is outside the supported range 0..=255"
-        );
+        let bad = rules(Some(&opening)).unwrap_err();
+        assert_eq!(bad.field, "rules.opening_value");
+        assert!(bad
+            .reason
+            .contains("70000 is outside the supported range 0..=255"));
     }
 
     #[test]
@@ -631,34 +438,30 @@ mod tests {
             jokers: Some(0),
             ..Default::default()
         };
-        assert_eq!(rules(Some(&none), "rules").unwrap().jokers, 0);
+        assert_eq!(rules(Some(&none)).unwrap().jokers(), 0);
         let one = pb::RuleSet {
             jokers: Some(1),
             opening_value: 25,
             forbid_redundant_jokers: true,
             ..Default::default()
         };
-        assert_eq!(
-            rules(Some(&one), "rules").unwrap(),
-            RuleSet {
-                jokers: 1,
-                opening_value: 25,
-                allow_redundant_jokers: false,
-                ..RuleSet::default()
-            }
-        );
-        let status = rules(
-            Some(&pb::RuleSet {
-                jokers: Some(300),
-                ..Default::default()
-            }),
-            "rules",
-        )
+        let expected = RuleSet::try_from(RawRules {
+            jokers: 1,
+            opening_value: 25,
+            allow_redundant_jokers: false,
+            ..RawRules::default()
+        })
+        .unwrap();
+        assert_eq!(rules(Some(&one)).unwrap(), expected);
+        let bad = rules(Some(&pb::RuleSet {
+            jokers: Some(300),
+            ..Default::default()
+        }))
         .unwrap_err();
-        assert_eq!(
-            status.message(),
-            "rules.jokers: 300 is outside the supported range 0..=4"
-        );
+        assert_eq!(bad.field, "rules.jokers");
+        assert!(bad
+            .reason
+            .contains("300 is outside the supported range 0..=4"));
     }
 
     #[test]
@@ -670,22 +473,5 @@ mod tests {
         let wire = to_meld(&melds[0]);
         assert_eq!(wire.tiles.len(), wire.represents.len());
         assert_eq!(wire.represents[..2], ["k1", "k2"]);
-    }
-
-    #[test]
-    fn pool_keeps_only_standard_solvers() {
-        let pool = SolverPool::new(1);
-        let a = pool.take(RuleSet::default()).unwrap();
-        let b = pool.take(RuleSet::default()).unwrap();
-        let odd = pool
-            .take(RuleSet {
-                numbers: 9,
-                ..RuleSet::default()
-            })
-            .unwrap();
-        pool.give(a);
-        pool.give(b);
-        pool.give(odd);
-        assert_eq!(pool.idle().len(), 1);
     }
 }

@@ -978,7 +978,7 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
     let r = client.arrange(long).await;
     let status = r.as_ref().unwrap_err();
     assert!(status.message().len() < 300, "{}", status.message());
-    assert_invalid(r, &["tiles[1]", "unknown tile", "100000 bytes"]);
+    assert_invalid(r, &["tiles[1]", "unknown tile", "(100000 chars)"]);
 
     // A third copy, a third joker.
     let r = client.arrange(arrange("k5 k5 b1 k5")).await;
@@ -1107,7 +1107,7 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
     let r = client.best_move(move_request("k1 k2 q3", "r1")).await;
     assert_invalid(r, &["table[2]", "unknown tile", "q3"]);
     let r = client.best_move(move_request("k5 b5 o5", "r1 k5 k5")).await;
-    assert_invalid(r, &["rack[2]", "k5", "table and rack together"]);
+    assert_invalid(r, &["rack[2]", "k5", "table and rack counted together"]);
     let r = client.best_move(move_request("k5 b5 J", "J r3 J")).await;
     assert_invalid(r, &["rack[2]", "3 jokers"]);
     let r = client.best_move(move_request("k5 b5 o5 k5 k5", "")).await;

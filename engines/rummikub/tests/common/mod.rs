@@ -20,13 +20,13 @@ pub fn config(cases: u32) -> ProptestConfig {
 /// Independent validity check of one meld under `rules`.
 pub fn meld_ok(rules: &RuleSet, meld: &Meld) -> bool {
     let len = meld.tiles.len();
-    if len < usize::from(rules.min_len) || meld.represents.len() != len {
+    if len < usize::from(rules.min_len()) || meld.represents.len() != len {
         return false;
     }
     for (t, r) in meld.tiles.iter().zip(&meld.represents) {
-        let in_range = r.number().is_some_and(|n| n >= 1 && n <= rules.numbers)
+        let in_range = r.number().is_some_and(|n| n >= 1 && n <= rules.numbers())
             && r.colour()
-                .is_some_and(|c| c.index() < usize::from(rules.colours));
+                .is_some_and(|c| c.index() < usize::from(rules.colours()));
         if !in_range || (!t.is_joker() && t != r) {
             return false;
         }
@@ -41,20 +41,20 @@ pub fn meld_ok(rules: &RuleSet, meld: &Meld) -> bool {
                 .iter()
                 .enumerate()
                 .all(|(i, r)| r.colour() == colour && r.number() == Some(first + i as u8));
-            let redundant = len > usize::from(rules.min_len)
+            let redundant = len > usize::from(rules.min_len())
                 && (meld.tiles[0].is_joker() || meld.tiles[len - 1].is_joker());
-            consecutive && (rules.allow_redundant_jokers || !redundant)
+            consecutive && (rules.allow_redundant_jokers() || !redundant)
         }
         MeldKind::Group => {
             let number = meld.represents[0].number();
             let mut colours: Vec<_> = meld.represents.iter().map(|r| r.colour()).collect();
             colours.sort();
             colours.dedup();
-            let redundant = len > usize::from(rules.min_len) && !jokers.is_empty();
+            let redundant = len > usize::from(rules.min_len()) && !jokers.is_empty();
             colours.len() == len
-                && len <= usize::from(rules.colours)
+                && len <= usize::from(rules.colours())
                 && meld.represents.iter().all(|r| r.number() == number)
-                && (rules.allow_redundant_jokers || !redundant)
+                && (rules.allow_redundant_jokers() || !redundant)
         }
     }
 }

@@ -19,14 +19,14 @@ fn tile(c: usize, n: usize) -> Tile {
 
 impl Reference {
     pub fn new(rules: RuleSet) -> Reference {
-        let numbers = usize::from(rules.numbers);
-        let colours = usize::from(rules.colours);
-        let min = usize::from(rules.min_len);
-        let jokers = usize::from(rules.jokers);
+        let numbers = usize::from(rules.numbers());
+        let colours = usize::from(rules.colours());
+        let min = usize::from(rules.min_len());
+        let jokers = usize::from(rules.jokers());
         let mut best: HashMap<Vec<Tile>, u32> = HashMap::new();
         let mut add = |represented: &[Tile], joker_mask: u32, redundant: bool| {
             if joker_mask.count_ones() as usize > jokers
-                || (redundant && !rules.allow_redundant_jokers)
+                || (redundant && !rules.allow_redundant_jokers())
             {
                 return;
             }
@@ -142,7 +142,7 @@ impl Reference {
         for subset in sub_multisets(rack) {
             let valid = if opening {
                 self.partition_value(&subset)
-                    .is_some_and(|v| v >= u32::from(self.rules.opening_value))
+                    .is_some_and(|v| v >= u32::from(self.rules.opening_value()))
             } else {
                 let all: Vec<Tile> = table.iter().chain(&subset).copied().collect();
                 self.arrangeable(&all)
