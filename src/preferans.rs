@@ -9,6 +9,10 @@ use deckhand_preferans::{Card, Cards, Contract, DeclarerView, Seat, Strain, LAYO
 use crate::proto::preferans::v1 as pb;
 use crate::status::{FieldResult, Invalid};
 
+/// Request metadata key carrying a coordinator's job id: the coordinator sets
+/// it on SolveLayouts calls, the worker logs it.
+pub const JOB_ID_HEADER: &str = "x-deckhand-job-id";
+
 /// Converts a wire seat.
 pub fn seat(value: i32, field: &str) -> Result<Seat, Invalid> {
     match pb::Seat::try_from(value) {

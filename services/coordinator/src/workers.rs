@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use deckhand::preferans::JOB_ID_HEADER;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use preferans_worker::grpc::JOB_ID_HEADER;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 

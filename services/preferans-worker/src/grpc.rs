@@ -15,6 +15,7 @@ use deckhand::pool::{self, Cost};
 pub use crate::solver_pool::SolverPool;
 use deckhand::preferans::{
     card_list, cards, contract, layout_range, opening_names, seat, seat_to_proto, view_from_proto,
+    JOB_ID_HEADER,
 };
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::{FieldResult, Invalid};
@@ -33,8 +34,6 @@ pub use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
 pub const DEFAULT_PORT: u16 = 50054;
 /// Default layouts per streamed SolveLayouts message.
 pub const DEFAULT_CHUNK: u32 = 512;
-/// Request metadata key carrying a coordinator's job id (for the logs).
-pub const JOB_ID_HEADER: &str = "x-deckhand-job-id";
 /// Table size of the solver used for single deals (a fresh one per call).
 const DEAL_TABLE_BYTES: usize = 8 << 20;
 
