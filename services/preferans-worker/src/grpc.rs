@@ -1,13 +1,10 @@
 //! gRPC adapter of the preferans solver: validates and translates protobuf
-//! messages, runs the engine on a pool of long-lived solvers, streams results.
+//! messages, calls the engine, translates back.
 //!
-//! Solvers live in [`crate::solver_pool`]. A request for a layout range is cut into chunks
-//! that the slots it gets take in order, so each slot works on contiguous
-//! indices (neighbouring layouts share most positions).
+//! Solvers live in [`crate::solver_pool`]; layout ranges are solved on them by
+//! `layouts`; the worker's metrics are in [`crate::worker_metrics`].
 
-use std::ops::{ControlFlow, Range};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use deckhand::pool::{self, Cost};
@@ -19,14 +16,13 @@ use deckhand::preferans::{
 };
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::{FieldResult, Invalid};
-use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use deckhand_preferans::{
-    solve_layouts, BySeat, Cards, DeclarerView, Position, Seat, Solver, LAYOUT_COUNT,
-};
+use deckhand_preferans::{BySeat, Cards, Position, Seat, Solver, LAYOUT_COUNT};
+
+use crate::layouts;
 
 pub use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
 
@@ -36,81 +32,6 @@ pub const DEFAULT_PORT: u16 = 50054;
 pub const DEFAULT_CHUNK: u32 = 512;
 /// Table size of the solver used for single deals (a fresh one per call).
 const DEAL_TABLE_BYTES: usize = 8 << 20;
-
-/// Exposes the pool's counters as Prometheus series (call once per process).
-pub fn register_metrics(pool: Arc<SolverPool>) {
-    use deckhand::metrics::{describe, register_collector, Sample};
-    describe(
-        "deckhand_worker_layouts_solved_total",
-        "counter",
-        "layouts solved by each solver thread",
-    );
-    describe(
-        "deckhand_worker_table_fill",
-        "gauge",
-        "share of transposition-table entries in use",
-    );
-    describe(
-        "deckhand_worker_table_hit_rate",
-        "gauge",
-        "transposition-table hits per probe since the table was created",
-    );
-    describe(
-        "deckhand_worker_trumps_held",
-        "gauge",
-        "1 for the strain each thread's table holds",
-    );
-    describe(
-        "deckhand_worker_busy",
-        "gauge",
-        "1 while a thread is solving",
-    );
-    register_collector(move || {
-        let mut samples = Vec::new();
-        for (i, slot) in pool.slots.iter().enumerate() {
-            let thread = vec![("thread".to_string(), i.to_string())];
-            let probes = slot.probes.load(Ordering::Relaxed);
-            let hits = slot.hits.load(Ordering::Relaxed);
-            let mut push = |name, value: f64| {
-                samples.push(Sample {
-                    name,
-                    labels: thread.clone(),
-                    value,
-                });
-            };
-            push(
-                "deckhand_worker_layouts_solved_total",
-                slot.layouts.load(Ordering::Relaxed) as f64,
-            );
-            push(
-                "deckhand_worker_table_fill",
-                f64::from_bits(slot.fill.load(Ordering::Relaxed)),
-            );
-            push(
-                "deckhand_worker_table_hit_rate",
-                if probes == 0 {
-                    0.0
-                } else {
-                    hits as f64 / probes as f64
-                },
-            );
-            push(
-                "deckhand_worker_busy",
-                f64::from(u8::from(slot.busy.load(Ordering::Relaxed))),
-            );
-            if let Some(strain) = slot.held() {
-                let mut labels = thread.clone();
-                labels.push(("trumps".to_string(), strain.to_string()));
-                samples.push(Sample {
-                    name: "deckhand_worker_trumps_held",
-                    labels,
-                    value: 1.0,
-                });
-            }
-        }
-        samples
-    });
-}
 
 /// The PreferansWorkerService implementation.
 #[derive(Clone)]
@@ -147,56 +68,6 @@ fn position(request: &pb::SolveDealRequest) -> Result<Position, Invalid> {
     let leader = seat(request.leader, "leader")?;
     let played = card_list(&request.played, "played")?;
     Position::new(parsed, contract.strain, declarer, leader, &played).field(|| "deal")
-}
-
-/// Solves `range` on one leased slot, sending a message per `chunk` layouts.
-/// Stops as soon as the receiver is gone (client cancelled).
-fn solve_chunks(
-    solver: &mut Solver,
-    view: &DeclarerView,
-    next: &AtomicU32,
-    range: Range<u32>,
-    chunk: u32,
-    openings: &[String],
-    tx: &mpsc::Sender<Result<pb::SolveLayoutsResponse, Status>>,
-) -> u64 {
-    let mut solved = 0u64;
-    loop {
-        let start = next.fetch_add(chunk, Ordering::Relaxed);
-        if start >= range.end {
-            return solved;
-        }
-        let end = (start + chunk).min(range.end);
-        let mut tricks = Vec::with_capacity((end - start) as usize * openings.len());
-        let result = solve_layouts(solver, view, start..end, |r| {
-            tricks.extend_from_slice(r.tricks.as_slice());
-            if tx.is_closed() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
-        let count = match result {
-            Ok(count) => count,
-            Err(e) => {
-                let _ = tx.blocking_send(Err(Invalid::new("range", e).into()));
-                return solved;
-            }
-        };
-        solved += u64::from(count);
-        if count < end - start {
-            return solved; // cancelled mid-chunk
-        }
-        let message = pb::SolveLayoutsResponse {
-            start,
-            count,
-            openings: openings.to_vec(),
-            tricks,
-        };
-        if tx.blocking_send(Ok(message)).is_err() {
-            return solved;
-        }
-    }
 }
 
 #[tonic::async_trait]
@@ -260,39 +131,7 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
             n => n.min(LAYOUT_COUNT),
         };
         let openings = Arc::new(opening_names(&view));
-        let chunks = (range.end - range.start).div_ceil(chunk) as usize;
-        let threads = self.pool.threads().min(chunks);
-        let (tx, rx) = mpsc::channel(2 * threads.max(1));
-        let next = Arc::new(AtomicU32::new(range.start));
-        let strain = view.contract().strain;
-        for _ in 0..threads {
-            let (pool, view, next, range, openings, tx) = (
-                self.pool.clone(),
-                view.clone(),
-                next.clone(),
-                range.clone(),
-                openings.clone(),
-                tx.clone(),
-            );
-            tokio::spawn(async move {
-                let lease = tokio::select! {
-                    lease = pool.lease(strain) => lease,
-                    _ = tx.closed() => return,
-                };
-                if next.load(Ordering::Relaxed) >= range.end {
-                    return; // the other slots finished the work meanwhile
-                }
-                let _ = pool::run(Cost::HEAVY, move || {
-                    let slot = &lease.pool.slots[lease.index];
-                    let solved = slot.with_solver(strain, |solver| {
-                        solve_chunks(solver, &view, &next, range, chunk, &openings, &tx)
-                    });
-                    slot.layouts.fetch_add(solved, Ordering::Relaxed);
-                    drop(lease);
-                })
-                .await;
-            });
-        }
+        let rx = layouts::solve(&self.pool, view, range, chunk, openings);
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

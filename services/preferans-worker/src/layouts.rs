@@ -1,0 +1,113 @@
+//! Solving a layout range on the worker's solver pool.
+//!
+//! The range is cut into chunks that the slots a request gets take in order,
+//! so each slot works on contiguous indices (neighbouring layouts share most
+//! positions). Results stream back one message per chunk.
+
+use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use deckhand::pool::{self, Cost};
+use deckhand::proto::preferans::v1 as pb;
+use deckhand::status::Invalid;
+use deckhand_preferans::{solve_layouts, DeclarerView, Solver};
+use tokio::sync::mpsc;
+use tonic::Status;
+
+use crate::solver_pool::SolverPool;
+
+/// Starts solving `range` of `view` on up to all slots of `pool`, `chunk`
+/// layouts per message; the work stops when the receiver is dropped.
+pub(crate) fn solve(
+    pool: &Arc<SolverPool>,
+    view: Arc<DeclarerView>,
+    range: Range<u32>,
+    chunk: u32,
+    openings: Arc<Vec<String>>,
+) -> mpsc::Receiver<Result<pb::SolveLayoutsResponse, Status>> {
+    let chunks = (range.end - range.start).div_ceil(chunk) as usize;
+    let threads = pool.threads().min(chunks);
+    let (tx, rx) = mpsc::channel(2 * threads.max(1));
+    let next = Arc::new(AtomicU32::new(range.start));
+    let strain = view.contract().strain;
+    for _ in 0..threads {
+        let (pool, view, next, range, openings, tx) = (
+            Arc::clone(pool),
+            view.clone(),
+            next.clone(),
+            range.clone(),
+            openings.clone(),
+            tx.clone(),
+        );
+        tokio::spawn(async move {
+            let lease = tokio::select! {
+                lease = pool.lease(strain) => lease,
+                _ = tx.closed() => return,
+            };
+            if next.load(Ordering::Relaxed) >= range.end {
+                return; // the other slots finished the work meanwhile
+            }
+            let _ = pool::run(Cost::HEAVY, move || {
+                let slot = &lease.pool.slots[lease.index];
+                let solved = slot.with_solver(strain, |solver| {
+                    solve_chunks(solver, &view, &next, range, chunk, &openings, &tx)
+                });
+                slot.layouts.fetch_add(solved, Ordering::Relaxed);
+                drop(lease);
+            })
+            .await;
+        });
+    }
+    rx
+}
+
+/// Solves `range` on one leased slot, sending a message per `chunk` layouts.
+/// Stops as soon as the receiver is gone (client cancelled).
+fn solve_chunks(
+    solver: &mut Solver,
+    view: &DeclarerView,
+    next: &AtomicU32,
+    range: Range<u32>,
+    chunk: u32,
+    openings: &[String],
+    tx: &mpsc::Sender<Result<pb::SolveLayoutsResponse, Status>>,
+) -> u64 {
+    let mut solved = 0u64;
+    loop {
+        let start = next.fetch_add(chunk, Ordering::Relaxed);
+        if start >= range.end {
+            return solved;
+        }
+        let end = (start + chunk).min(range.end);
+        let mut tricks = Vec::with_capacity((end - start) as usize * openings.len());
+        let result = solve_layouts(solver, view, start..end, |r| {
+            tricks.extend_from_slice(r.tricks.as_slice());
+            if tx.is_closed() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        let count = match result {
+            Ok(count) => count,
+            Err(e) => {
+                let _ = tx.blocking_send(Err(Invalid::new("range", e).into()));
+                return solved;
+            }
+        };
+        solved += u64::from(count);
+        if count < end - start {
+            return solved; // cancelled mid-chunk
+        }
+        let message = pb::SolveLayoutsResponse {
+            start,
+            count,
+            openings: openings.to_vec(),
+            tricks,
+        };
+        if tx.blocking_send(Ok(message)).is_err() {
+            return solved;
+        }
+    }
+}
