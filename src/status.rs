@@ -1,12 +1,15 @@
 //! The one path from a bad request to a `tonic::Status`.
 //!
 //! Handlers turn each rejected item into an [`Invalid`] (its field path and
-//! the engine's reason) and return it with `?`. The conversion to `Status`
-//! happens here only: INVALID_ARGUMENT whose message is `"<field>: <reason>"`
-//! and whose details carry a standard `google.rpc.BadRequest` with one
-//! `FieldViolation` per bad item, so clients in any language can read the
-//! field paths. Echoed user input is shortened here too, so no message grows
-//! with the input.
+//! the engine's reason) and return it with `?`; batch conversions gather
+//! every bad item into [`Violations`] with [`collect_batch`]. The conversion
+//! to `Status` happens here only: INVALID_ARGUMENT whose message is
+//! `"<field>: <reason>"` of the first bad item (followed by `(and N more)`
+//! when there are others) and whose details carry a standard
+//! `google.rpc.BadRequest` with one `FieldViolation` per bad item (at most
+//! [`MAX_VIOLATIONS`]), so clients in any language can read the field paths.
+//! Echoed user input is shortened here too, so no message grows with the
+//! input.
 
 use std::fmt::Display;
 
@@ -17,6 +20,9 @@ use tonic_types::{ErrorDetails, FieldViolation, StatusExt};
 pub const MAX_ECHO_CHARS: usize = 64;
 /// Longest message of a status built here, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 1000;
+/// Most field violations one status carries; further bad items are only
+/// counted in its message.
+pub const MAX_VIOLATIONS: usize = 100;
 
 /// One rejected item of a request: where it is (`hands[3]`,
 /// `items[2].rules.numbers`) and why.
@@ -51,11 +57,102 @@ impl Invalid {
 
 impl From<Invalid> for Status {
     fn from(bad: Invalid) -> Status {
-        let reason = shorten(&bad.reason);
-        let message = cap(format!("{}: {reason}", bad.field));
-        let details =
-            ErrorDetails::with_bad_request(vec![FieldViolation::new(bad.field, cap(reason))]);
-        Status::with_error_details(Code::InvalidArgument, message, details)
+        Violations::from(bad).into()
+    }
+}
+
+/// Every rejected item of a request, in request order: the first
+/// [`MAX_VIOLATIONS`] kept, the rest only counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Violations {
+    kept: Vec<Invalid>,
+    total: usize,
+}
+
+impl Violations {
+    /// Adds one more rejected item.
+    pub fn push(&mut self, bad: Invalid) {
+        self.total += 1;
+        if self.kept.len() < MAX_VIOLATIONS {
+            self.kept.push(bad);
+        }
+    }
+
+    /// Adds the rejected items of `other` after those of `self`.
+    pub fn append(&mut self, other: Violations) {
+        let dropped = other.total - other.kept.len();
+        other.kept.into_iter().for_each(|bad| self.push(bad));
+        self.total += dropped;
+    }
+
+    /// The kept violations, in request order.
+    pub fn kept(&self) -> &[Invalid] {
+        &self.kept
+    }
+
+    /// How many items were rejected, kept or not.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+}
+
+impl From<Invalid> for Violations {
+    fn from(bad: Invalid) -> Violations {
+        Violations {
+            kept: vec![bad],
+            total: 1,
+        }
+    }
+}
+
+impl FromIterator<Invalid> for Violations {
+    fn from_iter<I: IntoIterator<Item = Invalid>>(items: I) -> Violations {
+        let mut all = Violations::default();
+        items.into_iter().for_each(|bad| all.push(bad));
+        all
+    }
+}
+
+impl From<Violations> for Status {
+    fn from(all: Violations) -> Status {
+        let Some(first) = all.kept.first() else {
+            return Status::internal("internal error: a rejection without a violation");
+        };
+        let mut message = format!("{}: {}", first.field, shorten(&first.reason));
+        if all.total > 1 {
+            message = format!("{} (and {} more)", cap(message), all.total - 1);
+        }
+        let violations: Vec<_> = all
+            .kept
+            .into_iter()
+            .map(|bad| FieldViolation::new(bad.field, cap(shorten(&bad.reason))))
+            .collect();
+        let details = ErrorDetails::with_bad_request(violations);
+        Status::with_error_details(Code::InvalidArgument, cap(message), details)
+    }
+}
+
+/// Collects the converted items of a batch, in order, or every bad item of
+/// it: one violation per error (an item may give several, e.g. both sides of
+/// a pair). Every item is converted even after an error, so one answer names
+/// all the bad items; nothing is formatted for good ones.
+pub fn collect_batch<T, E: Into<Violations>>(
+    items: impl IntoIterator<Item = Result<T, E>>,
+) -> Result<Vec<T>, Violations> {
+    let items = items.into_iter();
+    let mut good = Vec::with_capacity(items.size_hint().0);
+    let mut bad: Option<Violations> = None;
+    for item in items {
+        match (item, &mut bad) {
+            (Ok(value), None) => good.push(value),
+            (Ok(_), Some(_)) => {}
+            (Err(e), Some(bad)) => bad.append(e.into()),
+            (Err(e), None) => bad = Some(e.into()),
+        }
+    }
+    match bad {
+        None => Ok(good),
+        Some(bad) => Err(bad),
     }
 }
 
@@ -152,6 +249,47 @@ mod tests {
         assert_eq!(bad.field_violations.len(), 1);
         assert_eq!(bad.field_violations[0].field, "items[2].hands");
         assert_eq!(bad.field_violations[0].description, "no good");
+    }
+
+    #[test]
+    fn every_bad_item_is_a_violation_up_to_the_cap() {
+        let items = (0..MAX_VIOLATIONS + 50).map(|i| {
+            if i % 2 == 0 {
+                Ok(i)
+            } else {
+                Err(Invalid::new(format!("x[{i}]"), "odd"))
+            }
+        });
+        let all = collect_batch(items).unwrap_err();
+        assert_eq!(all.total(), (MAX_VIOLATIONS + 50) / 2);
+        let status = Status::from(all);
+        assert_eq!(status.message(), "x[1]: odd (and 74 more)");
+        let bad = status
+            .get_details_bad_request()
+            .expect("BadRequest details");
+        assert_eq!(bad.field_violations.len(), (MAX_VIOLATIONS + 50) / 2);
+        assert_eq!(bad.field_violations[1].field, "x[3]");
+
+        let many =
+            (0..3 * MAX_VIOLATIONS).map(|i| Err::<(), _>(Invalid::new(format!("y[{i}]"), "no")));
+        let mut all = collect_batch(many).unwrap_err();
+        all.append(Invalid::new("z", "no").into());
+        assert_eq!(
+            (all.kept().len(), all.total()),
+            (MAX_VIOLATIONS, 3 * MAX_VIOLATIONS + 1)
+        );
+        let status = Status::from(all);
+        assert_eq!(
+            status.message(),
+            format!("y[0]: no (and {} more)", 3 * MAX_VIOLATIONS)
+        );
+        let bad = status
+            .get_details_bad_request()
+            .expect("BadRequest details");
+        assert_eq!(bad.field_violations.len(), MAX_VIOLATIONS);
+
+        let fine = collect_batch((0..5).map(Ok::<_, Invalid>));
+        assert_eq!(fine, Ok(vec![0, 1, 2, 3, 4]));
     }
 
     #[test]

@@ -30,6 +30,45 @@ pub fn assert_invalid<T: std::fmt::Debug>(result: Result<T, Status>, words: &[&s
     }
 }
 
+/// Asserts that `result` failed with INVALID_ARGUMENT whose BadRequest
+/// details carry one field violation per entry of `expected`, in order: its
+/// field path and a word its description contains. The message names the
+/// first bad item and counts the others (`(and N more)`).
+#[track_caller]
+pub fn assert_invalid_items<T: std::fmt::Debug>(
+    result: Result<T, Status>,
+    expected: &[(&str, &str)],
+) {
+    use tonic_types::StatusExt;
+    let status = result.expect_err("the request must fail");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    let bad = status
+        .get_details_bad_request()
+        .unwrap_or_else(|| panic!("{status:?} lacks BadRequest details"));
+    let fields: Vec<&str> = bad
+        .field_violations
+        .iter()
+        .map(|v| v.field.as_str())
+        .collect();
+    let wanted: Vec<&str> = expected.iter().map(|(field, _)| *field).collect();
+    assert_eq!(fields, wanted, "{status:?}");
+    for (violation, (_, word)) in bad.field_violations.iter().zip(expected) {
+        assert!(
+            violation.description.contains(word),
+            "{violation:?} lacks {word:?}"
+        );
+    }
+    let first = &bad.field_violations[0];
+    let more = match expected.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    assert_eq!(
+        status.message(),
+        format!("{}: {}{more}", first.field, first.description)
+    );
+}
+
 /// Checks the health service of `server` for `service`: SERVING while up,
 /// NOT_FOUND for an unknown name, NOT_SERVING as soon as shutdown starts (seen
 /// on a Watch stream opened before), and a shutdown that completes once the
