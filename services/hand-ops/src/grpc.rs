@@ -3,7 +3,7 @@
 
 use deckhand::pool::{self, Cost};
 use deckhand::proto::handops::v1 as pb;
-use deckhand::status::{check_batch, FieldResult, Invalid};
+use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid, Violations};
 use tonic::{Request, Response, Status};
 
 use deckhand_handops::{beating_plays, classify, legal_plays, CardsVector, Play, PlayKind};
@@ -53,24 +53,34 @@ fn cards<F: Into<String>>(
     }
 }
 
-fn pairs(pairs: &[pb::HandPair], max: usize) -> Result<Vec<(CardsVector, CardsVector)>, Invalid> {
+/// Both sides of a pair, or each side that is bad.
+fn both(
+    hand: Result<CardsVector, Invalid>,
+    part: Result<CardsVector, Invalid>,
+) -> Result<(CardsVector, CardsVector), Violations> {
+    match (hand, part) {
+        (Ok(hand), Ok(part)) => Ok((hand, part)),
+        (hand, part) => Err(hand.err().into_iter().chain(part.err()).collect()),
+    }
+}
+
+fn pairs(
+    pairs: &[pb::HandPair],
+    max: usize,
+) -> Result<Vec<(CardsVector, CardsVector)>, Violations> {
     check_batch("pairs", pairs.len(), max)?;
-    pairs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            Ok((
-                cards(p.hand.as_ref(), || format!("pairs[{i}].hand"))?,
-                cards(p.part.as_ref(), || format!("pairs[{i}].part"))?,
-            ))
-        })
-        .collect()
+    collect_batch(pairs.iter().enumerate().map(|(i, p)| {
+        both(
+            cards(p.hand.as_ref(), || format!("pairs[{i}].hand")),
+            cards(p.part.as_ref(), || format!("pairs[{i}].part")),
+        )
+    }))
 }
 
 fn packed_pairs(
     packed: &pb::PackedPairs,
     max: usize,
-) -> Result<Vec<(CardsVector, CardsVector)>, Invalid> {
+) -> Result<Vec<(CardsVector, CardsVector)>, Violations> {
     if packed.hands.len() != packed.parts.len() {
         return Err(Invalid::new(
             "packed",
@@ -79,19 +89,21 @@ fn packed_pairs(
                 packed.hands.len(),
                 packed.parts.len()
             ),
-        ));
+        )
+        .into());
     }
     check_batch("packed", packed.hands.len(), max)?;
     let check = |value: u64, field: &str, i: usize| {
         CardsVector::from_packed(value).field(|| format!("packed.{field}[{i}]"))
     };
-    packed
-        .hands
-        .iter()
-        .zip(&packed.parts)
-        .enumerate()
-        .map(|(i, (&hand, &part))| Ok((check(hand, "hands", i)?, check(part, "parts", i)?)))
-        .collect()
+    collect_batch(
+        packed
+            .hands
+            .iter()
+            .zip(&packed.parts)
+            .enumerate()
+            .map(|(i, (&hand, &part))| both(check(hand, "hands", i), check(part, "parts", i))),
+    )
 }
 
 fn move_type(kind: PlayKind) -> pb::MoveType {
@@ -132,14 +144,13 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
     ) -> Result<Response<pb::ContainsResponse>, Status> {
         let (request, max) = (request.into_inner(), self.max_batch);
         let cost = Cost(request.pairs.len() + request.packed.as_ref().map_or(0, |p| p.hands.len()));
-        let contains = pool::run(cost, move || -> Result<_, Invalid> {
+        let contains = pool::run(cost, move || -> Result<_, Violations> {
             let pairs = match &request.packed {
                 Some(packed) if request.pairs.is_empty() => packed_pairs(packed, max)?,
                 Some(_) => {
-                    return Err(Invalid::new(
-                        "packed",
-                        "give either pairs or packed, not both",
-                    ))
+                    return Err(
+                        Invalid::new("packed", "give either pairs or packed, not both").into(),
+                    )
                 }
                 None => pairs(&request.pairs, max)?,
             };
@@ -158,21 +169,18 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
     ) -> Result<Response<pb::RemoveResponse>, Status> {
         let (request, max) = (request.into_inner(), self.max_batch);
         let remaining = pool::run(Cost(request.pairs.len()), move || {
-            pairs(&request.pairs, max)?
-                .iter()
-                .enumerate()
-                .map(|(i, (hand, part))| {
-                    let rest = hand.checked_remove(*part).ok_or_else(|| {
-                        Invalid::new(
-                            format!("pairs[{i}]"),
-                            format!("part {part} is not contained in hand {hand}"),
-                        )
-                    })?;
-                    Ok(pb::Hand {
-                        cards: Some(pb::hand::Cards::Packed(rest.packed())),
-                    })
+            let pairs = pairs(&request.pairs, max)?;
+            collect_batch(pairs.iter().enumerate().map(|(i, (hand, part))| {
+                let rest = hand.checked_remove(*part).ok_or_else(|| {
+                    Invalid::new(
+                        format!("pairs[{i}]"),
+                        format!("part {part} is not contained in hand {hand}"),
+                    )
+                })?;
+                Ok::<_, Invalid>(pb::Hand {
+                    cards: Some(pb::hand::Cards::Packed(rest.packed())),
                 })
-                .collect::<Result<_, Invalid>>()
+            }))
         })
         .await??;
         Ok(Response::new(pb::RemoveResponse { remaining }))
@@ -185,17 +193,13 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let (hands, max) = (request.into_inner().hands, self.max_batch);
         check_batch("hands", hands.len(), max)?;
         let results = pool::run(Cost(hands.len()), move || {
-            hands
-                .iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    let play = classify(cards(Some(h), || format!("hands[{i}]"))?);
-                    Ok(pb::Classification {
-                        valid: play.is_some(),
-                        r#move: play.as_ref().map(to_move),
-                    })
+            collect_batch(hands.iter().enumerate().map(|(i, h)| {
+                let play = classify(cards(Some(h), || format!("hands[{i}]"))?);
+                Ok::<_, Invalid>(pb::Classification {
+                    valid: play.is_some(),
+                    r#move: play.as_ref().map(to_move),
                 })
-                .collect::<Result<_, Invalid>>()
+            }))
         })
         .await??;
         Ok(Response::new(pb::ClassifyResponse { results }))

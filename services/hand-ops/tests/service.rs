@@ -9,7 +9,7 @@ use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
-use deckhand::testing::assert_invalid;
+use deckhand::testing::{assert_invalid, assert_invalid_items};
 
 const SERVICE: &str = <HandOpsServiceServer<HandOps> as NamedService>::NAME;
 
@@ -252,6 +252,79 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
         .await
         .unwrap();
     assert_eq!(ok.into_inner().contains, vec![true]);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_bad_item_of_a_batch_is_named() {
+    let (server, mut client) = start().await;
+    let r = client
+        .contains(pb::ContainsRequest {
+            pairs: vec![
+                pair(text("33X"), text("3")),
+                pair(text("3"), text("3")),
+                pair(text("BBB"), packed(0x5)),
+            ],
+            packed: None,
+        })
+        .await;
+    assert_invalid_items(
+        r,
+        &[
+            ("pairs[0].hand", "unknown rank"),
+            ("pairs[2].hand", "too many B"),
+            ("pairs[2].part", "holds 5"),
+        ],
+    );
+    let r = client
+        .contains(pb::ContainsRequest {
+            pairs: vec![],
+            packed: Some(pb::PackedPairs {
+                hands: vec![0x6, 0x1, 0x1],
+                parts: vec![0x1, 0x1, 0x7],
+            }),
+        })
+        .await;
+    assert_invalid_items(
+        r,
+        &[
+            ("packed.hands[0]", "holds 6"),
+            ("packed.parts[2]", "holds 7"),
+        ],
+    );
+    let r = client
+        .remove(pb::RemoveRequest {
+            pairs: vec![
+                pair(text("345"), text("33")),
+                pair(text("345"), text("3")),
+                pair(text("345"), text("6")),
+            ],
+        })
+        .await;
+    assert_invalid_items(
+        r,
+        &[("pairs[0]", "not contained"), ("pairs[2]", "not contained")],
+    );
+    let r = client
+        .classify(pb::ClassifyRequest {
+            hands: vec![text("3?"), text("3"), text("X")],
+        })
+        .await;
+    assert_invalid_items(
+        r,
+        &[("hands[0]", "unknown rank"), ("hands[2]", "unknown rank")],
+    );
+
+    // Past the cap (deckhand::status::MAX_VIOLATIONS) the message still counts
+    // every bad item.
+    let r = client
+        .classify(pb::ClassifyRequest {
+            hands: vec![text("X"); 250],
+        })
+        .await;
+    let status = r.expect_err("bad hands");
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    assert!(status.message().ends_with("(and 249 more)"), "{status:?}");
     server.shutdown().await.unwrap();
 }
 
