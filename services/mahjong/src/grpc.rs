@@ -3,7 +3,7 @@
 
 use deckhand::pool::{self, Cost};
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::status::{check_batch, FieldResult, Invalid};
+use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid};
 use std::convert::Infallible;
 
 use tonic::{Request, Response, Status};
@@ -43,7 +43,8 @@ impl Mahjong {
 
     /// Checks the batch size, then converts every hand and answers it with
     /// `answer`, in request order, on the CPU pool by its policy (a hand
-    /// costs about one unit). An error of `answer` is about the hand itself.
+    /// costs about one unit). An error of `answer` is about the hand itself;
+    /// a failed batch names every bad hand.
     async fn batch<T, E, F>(&self, hands: Vec<pb::Hand>, answer: F) -> Result<Vec<T>, Status>
     where
         T: Send + 'static,
@@ -53,14 +54,10 @@ impl Mahjong {
         check_batch("hands", hands.len(), self.max_batch)?;
         let hands_len = hands.len();
         let work = move || {
-            hands
-                .iter()
-                .enumerate()
-                .map(|(i, hand)| {
-                    let field = || format!("hands[{i}]");
-                    answer(&counts(hand, field)?).field(field)
-                })
-                .collect::<Result<Vec<T>, Invalid>>()
+            collect_batch(hands.iter().enumerate().map(|(i, hand)| {
+                let field = || format!("hands[{i}]");
+                answer(&counts(hand, field)?).field(field)
+            }))
         };
         Ok(pool::run(Cost(hands_len), work).await??)
     }

@@ -3,7 +3,7 @@
 
 use deckhand::proto::mahjong::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
-use deckhand::testing::assert_invalid;
+use deckhand::testing::{assert_invalid, assert_invalid_items};
 use mahjong::grpc::{Mahjong, MahjongServiceServer, DEFAULT_MAX_BATCH};
 
 /// Batches above this many hands run on the CPU pool.
@@ -446,6 +446,31 @@ async fn bad_input_is_invalid_argument_naming_the_hand() {
     // The server is still healthy after all of that.
     let ok = client.waits(waits(vec![ok()])).await.unwrap().into_inner();
     assert_eq!(ok.results[0].waits.len(), 2);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_bad_hand_of_a_batch_is_named() {
+    let (server, mut client) = start().await;
+    let ok = || text("123m456p789s1122z");
+    let r = client
+        .check_win(check_win(vec![ok(), text("123x"), ok(), counts(&[1; 33])]))
+        .await;
+    assert_invalid_items(
+        r,
+        &[("hands[1]", "unknown tile text"), ("hands[3]", "got 33")],
+    );
+    // Errors of the answer itself (not one tile short) count as well.
+    let r = client
+        .waits(waits(vec![text("55z"), ok(), text("11111m")]))
+        .await;
+    assert_invalid_items(
+        r,
+        &[
+            ("hands[0]", "2 tiles is not one tile short"),
+            ("hands[2]", "5 copies of 1m"),
+        ],
+    );
     server.shutdown().await.unwrap();
 }
 
