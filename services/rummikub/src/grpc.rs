@@ -19,7 +19,8 @@
 //! * bad input is INVALID_ARGUMENT naming the item: `tiles[3]: unknown tile …`,
 //!   `rack[1]: tile k5 appears 3 times …`, `table: the table tiles do not form
 //!   valid melds …`, `rules.numbers: 40 is outside …`, in batches prefixed by
-//!   the item (`items[2].tiles[0]: …`). Oversized inputs (more tiles than the
+//!   the item (`items[2].tiles[0]: …`), one violation per bad item (the
+//!   first bad entry of each item). Oversized inputs (more tiles than the
 //!   rule set holds) are rejected before any tile is parsed.
 //!
 //! Searches run on the shared CPU pool (`deckhand::pool`); solvers are reused
@@ -30,7 +31,7 @@ use std::sync::Arc;
 
 use deckhand::pool::{self, Cost};
 use deckhand::proto::rummikub::v1 as pb;
-use deckhand::status::{check_batch, FieldResult, Invalid};
+use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid};
 use tonic::{Request, Response, Status};
 
 use deckhand_rummikub::{Error, Meld, MeldKind, Objective, RawRules, RuleSet, Solver, Tile};
@@ -272,38 +273,41 @@ fn cancelled() -> Status {
 }
 
 /// Validates every item, and builds a solver for each distinct rule set so
-/// that a rule set the solver cannot handle is reported at its first item.
+/// that a rule set the solver cannot handle is reported at the items using
+/// it. A failed batch names every bad item.
 fn prepare_batch(
     items: &[pb::ArrangeRequest],
     solvers: &SolverPool,
     cancel: &AtomicBool,
 ) -> Result<Vec<ArrangeJob>, Status> {
-    let mut jobs = Vec::with_capacity(items.len());
     let mut by_rules = Solvers::new(solvers);
-    for (i, item) in items.iter().enumerate() {
+    let checked = items.iter().enumerate().map_while(|(i, item)| {
         if cancel.load(Ordering::Relaxed) {
-            return Err(cancelled());
+            return None;
         }
-        let job = ArrangeJob::new(item)
-            .and_then(|job| {
-                by_rules
-                    .get(job.rules)
-                    .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]))?;
-                Ok(job)
-            })
-            .map_err(|e| e.within(format_args!("items[{i}]")))?;
-        jobs.push(job);
+        let job = ArrangeJob::new(item).and_then(|job| {
+            by_rules
+                .get(job.rules)
+                .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]))?;
+            Ok(job)
+        });
+        Some(job.map_err(|e| e.within(format_args!("items[{i}]"))))
+    });
+    let jobs = collect_batch(checked);
+    if cancel.load(Ordering::Relaxed) {
+        return Err(cancelled());
     }
-    Ok(jobs)
+    Ok(jobs?)
 }
 
-/// Solves `jobs`, the batch items from index `first` on.
+/// Solves `jobs`, the batch items from index `first` on: one result per item,
+/// so that the caller can name every item that failed.
 fn solve_chunk(
     jobs: &[ArrangeJob],
     first: usize,
     solvers: &SolverPool,
     cancel: &AtomicBool,
-) -> Result<Vec<pb::ArrangeResponse>, Status> {
+) -> Result<Vec<Result<pb::ArrangeResponse, Invalid>>, Status> {
     let mut by_rules = Solvers::new(solvers);
     jobs.iter()
         .enumerate()
@@ -316,7 +320,7 @@ fn solve_chunk(
                 .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]));
             Ok(solver
                 .and_then(|solver| job.solve(solver))
-                .map_err(|e| e.within(format_args!("items[{}]", first + i)))?)
+                .map_err(|e| e.within(format_args!("items[{}]", first + i))))
         })
         .collect()
 }
@@ -375,6 +379,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         for handle in handles {
             results.extend(handle.await.map_err(deckhand::status::task_failed)???);
         }
+        let results = collect_batch(results)?;
         Ok(Response::new(pb::ArrangeBatchResponse { results }))
     }
 

@@ -6,7 +6,7 @@
 
 use deckhand::proto::rummikub::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
-use deckhand::testing::assert_invalid;
+use deckhand::testing::{assert_invalid, assert_invalid_items};
 use deckhand_rummikub::Tile;
 use pb::rummikub_service_client::RummikubServiceClient;
 use rummikub::grpc::{Rummikub, RummikubServiceServer, DEFAULT_MAX_BATCH};
@@ -1177,6 +1177,25 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
         })
         .await;
     assert_invalid(r, &["items[1].rules", "too large"]);
+    // Every bad item of a batch is named, each by its first bad entry.
+    let r = client
+        .arrange_batch(pb::ArrangeBatchRequest {
+            items: vec![
+                arrange("k1 z2 z3"),
+                arrange("k1 k2 k3"),
+                with_rules(huge),
+                arrange("k1 k1 k1"),
+            ],
+        })
+        .await;
+    assert_invalid_items(
+        r,
+        &[
+            ("items[0].tiles[1]", "unknown tile"),
+            ("items[2].rules", "too large"),
+            ("items[3].tiles[2]", "k1"),
+        ],
+    );
 
     // The server is still healthy after all of that.
     let ok = client.arrange(arrange("k1 k2 k3")).await.unwrap();
