@@ -47,6 +47,7 @@ mod quick;
 mod rules;
 mod search;
 mod solver;
+mod standard;
 mod tt;
 mod view;
 
@@ -62,5 +63,6 @@ pub use problems::{
     parse_problems, parse_problems_lossy, DealError, ParseError, Problem, ProblemError,
 };
 pub use solver::{Solver, SolverStats};
+pub use standard::{standard_problems, StandardProblem, FIRST_LAYOUTS};
 pub use tt::DEFAULT_TT_BYTES;
 pub use view::{DeclarerView, ViewError};

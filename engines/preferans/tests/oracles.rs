@@ -7,7 +7,6 @@ use std::ops::ControlFlow;
 use common::{foe_oracles, oracles, strain_code};
 use deckhand_preferans::{
     solve_all_foe_with, solve_layouts, Analysis, BySeat, Cards, Position, Seat, Solver,
-    LAYOUT_COUNT,
 };
 
 #[test]
@@ -84,43 +83,6 @@ fn all_foe_first_20000() {
         let mut solver = Solver::default();
         let h = histogram(&mut solver, &oracle.view, 20_000);
         assert_eq!(h, oracle.first_20000, "{}", oracle.name);
-    }
-}
-
-/// CPU seconds used by this process so far (Linux; 0 elsewhere). On a shared machine
-/// wall time overstates the solver's cost, so both are printed.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are fields 14, 15.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| {
-        f.iter().filter_map(|v| v.parse::<f64>().ok()).sum()
-    });
-    ticks / 100.0
-}
-
-/// All 184,756 layouts of each problem on one thread, printing layouts/s:
-/// runs in release builds (as in CI): `cargo test -p preferans-worker --release --test oracles -- --nocapture`
-#[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug builds; run with --release")]
-fn all_foe_all_layouts() {
-    for oracle in foe_oracles() {
-        let (start, cpu) = (std::time::Instant::now(), cpu_seconds());
-        let a = solve_all_foe_with(&oracle.view, 0..LAYOUT_COUNT, 1, 64 << 20, |_| {}).unwrap();
-        let (secs, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
-        eprintln!(
-            "{}: {secs:.2} s wall, {cpu:.2} s cpu, {:.0} layouts/s wall, {:.0} layouts/s cpu (1 thread)",
-            oracle.name,
-            f64::from(LAYOUT_COUNT) / secs,
-            f64::from(LAYOUT_COUNT) / cpu.max(0.01),
-        );
-        assert_eq!(
-            a.openings[0].histogram.counts, oracle.all,
-            "{}",
-            oracle.name
-        );
-        assert_eq!(a.layouts(), LAYOUT_COUNT);
     }
 }
 
