@@ -45,13 +45,23 @@ enum Command {
         #[arg(long)]
         worker_bin: Option<std::path::PathBuf>,
     },
+    /// Preferans solver: the ten standard all-foe problems in this process on 1 and N
+    /// threads, optionally side by side with another solver (`--compare CMD`).
+    Preferans(crate::bench_preferans::Args),
 }
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
+    let command = match args.command {
+        // In-process solver bench: no server needed.
+        Command::Preferans(args) => {
+            return tokio::task::spawn_blocking(|| crate::bench_preferans::run(args)).await?;
+        }
+        command => command,
+    };
     anyhow::ensure!(args.seconds > 0.0, "--seconds must be positive");
     let duration = Duration::from_secs_f64(args.seconds);
     let target = Target::connect(args.addr.as_deref()).await?;
-    match args.command {
+    match command {
         Command::HandOps { batch, concurrency } => {
             let client = HandOpsServiceClient::new(target.channel.clone())
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)
@@ -68,6 +78,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         } => {
             crate::cluster_bench::run(layouts, &problem, worker_bin).await?;
         }
+        Command::Preferans(_) => unreachable!("handled above"),
     }
     target.close().await
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_preferans;
 mod cluster_bench;
 mod embedded;
 mod handops;

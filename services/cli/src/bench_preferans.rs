@@ -1,0 +1,221 @@
+//! `deckhand bench preferans`: the ten standard all-foe problems solved in this
+//! process on 1 and N threads, optionally side by side with another solver.
+//!
+//! `--compare CMD` runs `CMD NODES IDX` (through `sh -c`) for each problem, interleaved
+//! with our runs so both see the same machine load. The command prints the histogram
+//! (11 numbers, declarer tricks 0..10) on one line and its seconds on a later line.
+//! Our one-thread figure is the CPU time of this process (the machine is shared; wall
+//! time is printed too); the N-thread figure is wall time. Medians of `--repeats` runs.
+
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use deckhand_preferans::{
+    solve_all_foe, standard_problems, Histogram, Solver, StandardProblem, DEFAULT_TT_BYTES,
+    LAYOUT_COUNT,
+};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Threads for the multi-threaded run (default: available cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// A command taking `NODES IDX` that prints the histogram line and seconds.
+    #[arg(long)]
+    compare: Option<String>,
+    /// Runs per problem and side; the table shows medians.
+    #[arg(long, default_value_t = 1)]
+    repeats: usize,
+    /// Layouts per problem (the first ones in layout order).
+    #[arg(long, default_value_t = LAYOUT_COUNT)]
+    layouts: u32,
+    /// Only these problems (names or indices 0..9, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    problems: Vec<String>,
+}
+
+/// One problem's medians.
+struct Row {
+    name: &'static str,
+    reference: Option<f64>,
+    one_cpu: f64,
+    one_wall: f64,
+    many_wall: f64,
+    exact: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    anyhow::ensure!(args.repeats > 0, "--repeats must be positive");
+    anyhow::ensure!(
+        (1..=LAYOUT_COUNT).contains(&args.layouts),
+        "--layouts must be in 1..={LAYOUT_COUNT}"
+    );
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+    });
+    let all = standard_problems();
+    let chosen: Vec<usize> = if args.problems.is_empty() {
+        (0..all.len()).collect()
+    } else {
+        args.problems
+            .iter()
+            .map(|p| {
+                p.parse::<usize>()
+                    .ok()
+                    .filter(|&i| i < all.len())
+                    .or_else(|| all.iter().position(|q| q.name == p))
+                    .with_context(|| format!("unknown problem `{p}`"))
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    let fixed = fixed_cost(&all[0]);
+    println!(
+        "fixed cost per analysis (table of {} MB allocated and first layout solved): {fixed:.3} s",
+        DEFAULT_TT_BYTES >> 20
+    );
+    println!(
+        "{} layouts per problem, medians of {} run(s); ours: 1 thread (CPU s) and {threads} threads (wall s)",
+        args.layouts, args.repeats
+    );
+    let mut rows = Vec::new();
+    for &idx in &chosen {
+        let p = &all[idx];
+        let expected = (args.layouts == LAYOUT_COUNT).then_some(p.histogram);
+        let (mut reference, mut one_cpu, mut one_wall, mut many) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut exact = true;
+        for _ in 0..args.repeats {
+            if let Some(cmd) = &args.compare {
+                let (h, secs) = run_command(cmd, args.layouts, idx)?;
+                exact &= expected.is_none_or(|e| e.counts == h);
+                reference.push(secs);
+            }
+            let (h, cpu, wall) = ours(p, args.layouts, 1)?;
+            exact &= expected.is_none_or(|e| e == h);
+            one_cpu.push(cpu);
+            one_wall.push(wall);
+            let (h, _, wall) = ours(p, args.layouts, threads)?;
+            exact &= expected.is_none_or(|e| e == h);
+            many.push(wall);
+        }
+        let row = Row {
+            name: p.name,
+            reference: (!reference.is_empty()).then(|| median(&mut reference)),
+            one_cpu: median(&mut one_cpu),
+            one_wall: median(&mut one_wall),
+            many_wall: median(&mut many),
+            exact,
+        };
+        print_row(&row, threads);
+        rows.push(row);
+    }
+    let total = |f: fn(&Row) -> f64| rows.iter().map(f).sum::<f64>();
+    let reference = rows
+        .iter()
+        .map(|r| r.reference)
+        .sum::<Option<f64>>()
+        .filter(|_| args.compare.is_some());
+    print_row(
+        &Row {
+            name: "total",
+            reference,
+            one_cpu: total(|r| r.one_cpu),
+            one_wall: total(|r| r.one_wall),
+            many_wall: total(|r| r.many_wall),
+            exact: rows.iter().all(|r| r.exact),
+        },
+        threads,
+    );
+    if rows.iter().any(|r| !r.exact) {
+        bail!("a histogram differs from the published one");
+    }
+    Ok(())
+}
+
+fn print_row(r: &Row, threads: usize) {
+    let reference = match r.reference {
+        Some(s) => format!("ref {s:8.2} s  ratio {:5.2}x  ", s / r.one_cpu.max(0.01)),
+        None => String::new(),
+    };
+    println!(
+        "{:<17} {reference}1 thread {:7.2} s (wall {:7.2})  {threads} threads {:7.2} s ({:4.2}x)  {}",
+        r.name,
+        r.one_cpu,
+        r.one_wall,
+        r.many_wall,
+        r.one_wall / r.many_wall.max(0.001),
+        if r.exact { "exact" } else { "WRONG" }
+    );
+}
+
+/// Our analysis of the first `layouts` layouts: histogram, CPU seconds, wall seconds.
+fn ours(
+    p: &StandardProblem,
+    layouts: u32,
+    threads: usize,
+) -> anyhow::Result<(Histogram, f64, f64)> {
+    let (start, cpu) = (Instant::now(), cpu_seconds());
+    let analysis = solve_all_foe(&p.view, 0..layouts, threads, |_| {})?;
+    let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    Ok((analysis.openings[0].histogram, cpu, wall))
+}
+
+/// Seconds to allocate a solver's table and solve one layout: the cost every
+/// analysis pays before its first result.
+fn fixed_cost(p: &StandardProblem) -> f64 {
+    let start = Instant::now();
+    let mut solver = Solver::default();
+    let _ = deckhand_preferans::solve_layouts(&mut solver, &p.view, 0..1, |_| {
+        std::ops::ControlFlow::Continue(())
+    });
+    start.elapsed().as_secs_f64()
+}
+
+/// Runs `cmd NODES IDX`; returns its histogram and the seconds it printed.
+fn run_command(cmd: &str, layouts: u32, idx: usize) -> anyhow::Result<([u32; 11], f64)> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{cmd} {layouts} {idx}"))
+        .output()
+        .with_context(|| format!("running `{cmd}`"))?;
+    anyhow::ensure!(out.status.success(), "`{cmd}` failed: {}", out.status);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut histogram = None;
+    let mut seconds = None;
+    for line in text.lines() {
+        let numbers: Vec<&str> = line.split_whitespace().collect();
+        if numbers.len() == 11 {
+            let mut h = [0u32; 11];
+            for (slot, n) in h.iter_mut().zip(&numbers) {
+                *slot = n
+                    .parse()
+                    .with_context(|| format!("histogram line `{line}`"))?;
+            }
+            histogram = Some(h);
+        } else if histogram.is_some() && numbers.len() == 1 {
+            seconds = numbers[0].parse::<f64>().ok();
+        }
+    }
+    match (histogram, seconds) {
+        (Some(h), Some(s)) => Ok((h, s)),
+        _ => bail!("`{cmd}` printed no histogram line and seconds: {text}"),
+    }
+}
+
+/// CPU seconds used by this process so far (Linux; 0 elsewhere).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are fields 14, 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| {
+        f.iter().filter_map(|v| v.parse::<f64>().ok()).sum()
+    });
+    ticks / 100.0
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
