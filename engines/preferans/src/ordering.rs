@@ -197,3 +197,81 @@ impl Search<'_> {
 }
 
 const _: () = assert!(NO_MOVE > 31);
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::history::History;
+    use super::super::rules;
+    use super::super::search::{RawPosition, Search};
+    use super::super::tt::{Table, NO_MOVE};
+
+    /// A random position: `n` cards each from a shuffled 32-card deck, the first
+    /// `ply` seats of the trick having played a legal card (the rest keep `n`).
+    fn position(
+        deck: &[u8],
+        n: usize,
+        ply: usize,
+        leader: usize,
+        trumps: u32,
+    ) -> ([u32; 3], Vec<u8>) {
+        let mut hands = [0u32; 3];
+        for (i, &c) in deck[..3 * n].iter().enumerate() {
+            hands[i % 3] |= 1 << c;
+        }
+        let mut table = Vec::new();
+        for k in 0..ply {
+            let p = (leader + k) % 3;
+            let legal = rules::legal(hands[p], table.first().copied(), trumps);
+            // The highest legal card: any legal card will do.
+            let c = legal.trailing_zeros() as u8;
+            hands[p] &= !(1 << c);
+            table.push(c);
+        }
+        (hands, table)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// The ordered moves are exactly the plain representatives (each once), with
+        /// the table's best move first when it is one of them.
+        #[test]
+        fn ordered_moves_are_the_plain_moves(
+            deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
+            n in 1usize..=10,
+            ply in 0usize..3,
+            leader in 0usize..3,
+            declarer in 0usize..3,
+            strain in 0u32..6,
+            best_pick in 0usize..12,
+            history_seed in any::<u64>(),
+        ) {
+            let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
+            let misere = strain == 5;
+            let (hands, table) = position(&deck, n, ply, leader, trumps);
+            let mut tt = Table::new(1 << 16);
+            // A non-empty history, so its bonus takes part in the ordering.
+            let mut history = History::default();
+            let mut s = history_seed;
+            for _ in 0..20 {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                history.record((s >> 60) as usize % 3, (s >> 40) as u8 & 31, (s >> 32) as u32 & 15);
+            }
+            let raw = RawPosition { hands, table: &table, leader, declarer };
+            let search = Search::new(&mut tt, &mut history, raw, trumps, misere);
+            let p = (leader + ply) % 3;
+            let plain = search.representatives(ply, p);
+            let plain_cards: Vec<u8> = (0..32u8).filter(|&c| plain & (1 << c) != 0).collect();
+            let best = plain_cards.get(best_pick).copied().unwrap_or(NO_MOVE);
+            let ordered = search.ordered_moves(ply, p, best);
+            let mut sorted = ordered.as_slice().to_vec();
+            sorted.sort_unstable();
+            prop_assert_eq!(&sorted, &plain_cards);
+            if best != NO_MOVE {
+                prop_assert_eq!(ordered.as_slice()[0], best);
+            }
+        }
+    }
+}
