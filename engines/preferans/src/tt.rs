@@ -179,18 +179,24 @@ impl Table {
     }
 }
 
-/// A zeroed bucket array. On Linux the memory is advised to use transparent huge
-/// pages before it is first touched: random probes into a 64 MB table otherwise
-/// spend much of their time on TLB misses.
+/// A zeroed bucket array (all slots empty). The zeroed memory comes fresh from the
+/// system and is touched only when first used, so a solver starts without writing its
+/// whole table. On Linux the memory is advised to use transparent huge pages before it
+/// is first touched: random probes into a 64 MB table otherwise spend much of their
+/// time on TLB misses.
 fn allocate(count: usize) -> Vec<Bucket> {
-    let mut buckets: Vec<Bucket> = Vec::with_capacity(count);
-    #[cfg(target_os = "linux")]
-    advise_huge_pages(
-        buckets.as_mut_ptr().cast(),
-        count * std::mem::size_of::<Bucket>(),
-    );
-    buckets.resize(count, Bucket::default());
-    buckets
+    let layout = std::alloc::Layout::array::<Bucket>(count).expect("table size fits memory");
+    // SAFETY: the layout is non-zero (count >= 1) and is Vec<Bucket>'s layout for this
+    // capacity; an all-zero Bucket is `Bucket::default()` (plain integers, empty slots).
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<Bucket>();
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        #[cfg(target_os = "linux")]
+        advise_huge_pages(ptr.cast(), layout.size());
+        Vec::from_raw_parts(ptr, count, count)
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -281,6 +287,19 @@ fn spread(x: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_table_is_empty_and_stores() {
+        let mut t = Table::new(1 << 20);
+        assert!(t.buckets.iter().all(|b| b.0.iter().all(|e| e.tricks == 0)));
+        let key = key([0b111, 0b111 << 8, 0b111 << 16]);
+        assert!(t.probe(key, 1).is_none());
+        t.store(key, 1, 3, 1, 2, 5);
+        let p = t.probe(key, 1).unwrap();
+        assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
+        assert!(t.probe(key, 2).is_none());
+        assert_eq!(t.used, 1);
+    }
 
     #[test]
     fn seed_example_code() {
