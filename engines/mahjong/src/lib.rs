@@ -21,6 +21,9 @@
 //!   [`standard_shanten`] is the fast path. Exact definition (four-copy
 //!   aware, as the `xiangting` crate): see the `shanten` module.
 //! * [`waits`]: the tiles completing a part one tile short, with unseen copies.
+//! * [`score`]: riichi scoring of a validated [`WinSituation`] (built from a
+//!   [`WinInput`] with `try_from`): yaku, dora, fu with its breakdown, the best
+//!   reading, points and limit; rules and their defaults on [`Rules`].
 //!
 //! # Tables (built from first principles at first use, `OnceLock`)
 //!
@@ -52,6 +55,7 @@
 
 mod counts;
 mod error;
+mod score;
 mod shanten;
 mod tile;
 mod waits;
@@ -60,6 +64,11 @@ mod win_table;
 
 pub use counts::{Hand, TileCounts};
 pub use error::HandError;
+pub use score::{
+    parse_tiles, score, score_input, Dora, FuItem, FuReason, Group, GroupKind, Limit, Meld,
+    MeldKind, Points, Riichi, Rules, Score, ScoreError, Verdict, WaitShape, WinInput, WinSituation,
+    WinTiming, Wind, Yaku, YakuHan,
+};
 pub use shanten::{shanten, shanten_table_stats, standard_shanten, Shanten};
 pub use tile::{Suit, Tile, TILE_KINDS};
 pub use waits::{waits, Wait};
