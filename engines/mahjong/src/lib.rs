@@ -65,9 +65,9 @@ mod win_table;
 pub use counts::{Hand, TileCounts};
 pub use error::HandError;
 pub use score::{
-    parse_tiles, score, score_input, Dora, FuItem, FuReason, Group, GroupKind, Limit, Meld,
-    MeldKind, Points, Riichi, Rules, Score, ScoreError, Verdict, WaitShape, WinInput, WinSituation,
-    WinTiming, Wind, Yaku, YakuHan,
+    hand_points, parse_tiles, score, score_input, Dora, FuItem, FuReason, Group, GroupKind, Limit,
+    Meld, MeldKind, Points, Riichi, Rules, Score, ScoreError, Verdict, WaitShape, WinInput,
+    WinSituation, WinTiming, Wind, Yaku, YakuHan,
 };
 pub use shanten::{shanten, shanten_table_stats, standard_shanten, Shanten};
 pub use tile::{Suit, Tile, TILE_KINDS};

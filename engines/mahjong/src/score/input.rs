@@ -166,7 +166,10 @@ impl FromStr for Meld {
         .find(|k| k.prefix() == prefix)
         .ok_or_else(|| bad("kind is one of chi, pon, kan, ankan, kakan"))?;
         let (tiles, red_fives) = parse_tiles(tiles).map_err(|e| bad(&e.to_string()))?;
-        Meld::new(kind, &tiles, red_fives)
+        Meld::new(kind, &tiles, red_fives).map_err(|e| match e {
+            ScoreError::BadMeld { reason, .. } => bad(&reason),
+            other => other,
+        })
     }
 }
 

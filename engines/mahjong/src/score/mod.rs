@@ -13,6 +13,20 @@ pub use input::{
     parse_tiles, Meld, MeldKind, Riichi, Rules, ScoreError, WinInput, WinSituation, WinTiming, Wind,
 };
 pub use points::{Limit, Points};
+
+/// Limit and payments of `han` and `fu` (`yakuman` > 0: that many yakuman,
+/// han and fu then unused), before honba and sticks.
+pub fn hand_points(
+    han: u8,
+    fu: u8,
+    yakuman: u8,
+    dealer: bool,
+    tsumo: bool,
+    rules: &Rules,
+) -> (Limit, Points) {
+    let (limit, base) = points::base_points(han, fu, yakuman, rules);
+    (limit, points::payments(base, dealer, tsumo, 0, 0))
+}
 pub use yaku::Yaku;
 
 use crate::tile::Tile;
