@@ -291,14 +291,89 @@ fn mark_targets<const LEN: usize>(
 struct Tables {
     suit: SuitTable<9>,
     honours: SuitTable<7>,
+    /// Suit rank three positions at a time: `suit_rank3[g][s][c0 + 5 c1 + 25 c2]`
+    /// is the rank contribution of positions `3g..3g+3` holding `c0 c1 c2`
+    /// when the positions above hold `s` tiles (the sum of three
+    /// `offsets` entries), so a rank is three independent loads.
+    suit_rank3: Box<[[[u32; 125]; MAX_TILES + 1]; 3]>,
+    /// Honour costs by count histogram: honours form no sequences, so the
+    /// costs depend only on how many honours are held once, twice, three
+    /// and four times; index `sum(HONOUR_WEIGHT[count])`.
+    honour_costs: Box<[Costs; 4096]>,
 }
+
+/// Histogram weights of an honour count (3 bits per bucket).
+const HONOUR_WEIGHT: [u16; 5] = [0, 1, 8, 64, 512];
 
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| Tables {
-        suit: SuitTable::build(true),
-        honours: SuitTable::build(false),
+    TABLES.get_or_init(|| {
+        let suit = SuitTable::<9>::build(true);
+        let honours = SuitTable::<7>::build(false);
+        let mut suit_rank3 = Box::new([[[0u32; 125]; MAX_TILES + 1]; 3]);
+        for (g, by_sum) in suit_rank3.iter_mut().enumerate() {
+            for (s, row) in by_sum.iter_mut().enumerate() {
+                for (key, slot) in row.iter_mut().enumerate() {
+                    let c = [key % 5, key / 5 % 5, key / 25];
+                    let clamp = |x: usize| x.min(MAX_TILES);
+                    *slot = suit.offsets[3 * g + 2][clamp(s)][c[2]]
+                        + suit.offsets[3 * g + 1][clamp(s + c[2])][c[1]]
+                        + suit.offsets[3 * g][clamp(s + c[2] + c[1])][c[0]];
+                }
+            }
+        }
+        let mut honour_costs = Box::new([[0u8; 10]; 4096]);
+        // One representative pattern per histogram: counts in descending order.
+        for (key, slot) in honour_costs.iter_mut().enumerate() {
+            let buckets = [key & 7, key >> 3 & 7, key >> 6 & 7, key >> 9 & 7];
+            let mut pattern = [0u8; 7];
+            let mut i = 0;
+            for count in (1..=4).rev() {
+                for _ in 0..buckets[count - 1] {
+                    if let Some(p) = pattern.get_mut(i) {
+                        *p = count as u8;
+                    }
+                    i += 1;
+                }
+            }
+            let tiles: usize = (1..=4).map(|c| c * buckets[c - 1]).sum();
+            if i <= 7 && tiles <= MAX_TILES {
+                *slot = honours.costs(&pattern);
+            }
+        }
+        Tables {
+            suit,
+            honours,
+            suit_rank3,
+            honour_costs,
+        }
     })
+}
+
+impl Tables {
+    /// Costs of one numbered suit (nine counts, at most 14 tiles).
+    #[inline(always)]
+    fn suit_costs(&self, c: &[u8]) -> Costs {
+        let c: [usize; 9] = std::array::from_fn(|i| usize::from(c.get(i).copied().unwrap_or(0)));
+        let high = c[6] + 5 * c[7] + 25 * c[8];
+        let mid = c[3] + 5 * c[4] + 25 * c[5];
+        let low = c[0] + 5 * c[1] + 25 * c[2];
+        let s_high = (c[6] + c[7] + c[8]).min(MAX_TILES);
+        let s_mid = (s_high + c[3] + c[4] + c[5]).min(MAX_TILES);
+        let r = &self.suit_rank3;
+        let rank = r[2][0][high.min(124)] + r[1][s_high][mid.min(124)] + r[0][s_mid][low.min(124)];
+        unpack(self.suit.costs.get(rank as usize).copied().unwrap_or(0))
+    }
+
+    /// Costs of the seven honours.
+    #[inline(always)]
+    fn honour_costs(&self, c: &[u8]) -> Costs {
+        let key: u16 = c
+            .iter()
+            .map(|&x| HONOUR_WEIGHT[usize::from(x).min(4)])
+            .sum();
+        self.honour_costs[usize::from(key) & 4095]
+    }
 }
 
 /// Sizes of the shanten tables: (suit patterns, honour patterns, heap bytes).
@@ -331,10 +406,10 @@ fn combine(a: &Costs, b: &Costs) -> Costs {
 pub(crate) fn standard_shanten_counts(counts: &[u8; TILE_KINDS], total: usize) -> i8 {
     let t = tables();
     let melds = (total / 3).min(4);
-    let man = t.suit.costs(&counts[0..9]);
-    let pin = t.suit.costs(&counts[9..18]);
-    let sou = t.suit.costs(&counts[18..27]);
-    let honours = t.honours.costs(&counts[27..34]);
+    let man = t.suit_costs(&counts[0..9]);
+    let pin = t.suit_costs(&counts[9..18]);
+    let sou = t.suit_costs(&counts[18..27]);
+    let honours = t.honour_costs(&counts[27..34]);
     // Two independent products, then one pair between them.
     let x = combine(&man, &pin);
     let y = combine(&sou, &honours);
