@@ -86,10 +86,7 @@ fn pass<T>(hands: &[T], f: &impl Fn(&T) -> i64) -> (f64, i64) {
     for h in hands {
         sum += f(black_box(h));
     }
-    (
-        start.elapsed().as_nanos() as f64 / hands.len() as f64,
-        sum,
-    )
+    (start.elapsed().as_nanos() as f64 / hands.len() as f64, sum)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -124,7 +121,11 @@ fn situation(rng: &mut Rng, hand: &TileCounts) -> Option<WinSituation> {
         concealed,
         win_tile,
         tsumo: rng.below(2) == 0,
-        riichi: if rng.below(2) == 0 { Riichi::Riichi } else { Riichi::None },
+        riichi: if rng.below(2) == 0 {
+            Riichi::Riichi
+        } else {
+            Riichi::None
+        },
         seat_wind: wind(rng.below(4)),
         round_wind: wind(rng.below(2)),
         dora_indicators: (0..1 + rng.below(2))
