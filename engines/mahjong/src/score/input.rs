@@ -435,7 +435,6 @@ impl TryFrom<WinInput> for WinSituation {
         for tile in input.concealed.iter().copied().chain(meld_tiles) {
             all_tiles[tile.index()] += 1;
         }
-        let indicators = input.dora_indicators.iter().chain(&input.ura_indicators);
         for (place, tile) in input
             .concealed
             .iter()
@@ -446,7 +445,13 @@ impl TryFrom<WinInput> for WinSituation {
                     .iter()
                     .flat_map(|m| m.tiles().map(|t| ("melds", t))),
             )
-            .chain(indicators.map(|&t| ("indicators", t)))
+            .chain(
+                input
+                    .dora_indicators
+                    .iter()
+                    .map(|&t| ("dora_indicators", t)),
+            )
+            .chain(input.ura_indicators.iter().map(|&t| ("ura_indicators", t)))
         {
             let count = &mut seen[tile.index()];
             *count += 1;
@@ -492,7 +497,7 @@ impl TryFrom<WinInput> for WinSituation {
             ),
             (
                 !input.ura_indicators.is_empty() && input.riichi == Riichi::None,
-                "ura",
+                "ura_indicators",
                 "ura-dora are only turned for riichi",
             ),
             (t.haitei && !input.tsumo, "haitei", "haitei is a tsumo win"),
@@ -517,7 +522,7 @@ impl TryFrom<WinInput> for WinSituation {
             ),
             (
                 input.rules.open_pinfu_fu != 20 && input.rules.open_pinfu_fu != 30,
-                "open_pinfu_fu",
+                "rules.open_pinfu_fu",
                 "is 20 or 30",
             ),
         ];
@@ -547,7 +552,8 @@ pub enum ScoreError {
         melds: usize,
         expected: usize,
     },
-    #[error("fifth copy of {tile} across hand, melds and indicators (in the {place})")]
+    /// `place` is the field where the fifth copy was met.
+    #[error("fifth copy of {tile} across hand, melds and indicators (met in {place})")]
     FifthCopy { tile: Tile, place: &'static str },
     #[error("win tile {tile} is not in the concealed hand")]
     WinTileNotInHand { tile: Tile },
@@ -562,4 +568,29 @@ pub enum ScoreError {
         item: &'static str,
         reason: &'static str,
     },
+}
+
+impl ScoreError {
+    /// The input field at fault, as named in [`WinInput`] (`hand`, `melds`,
+    /// `win_tile`, `dora_indicators`, `riichi`, ...), for error paths that
+    /// name the item.
+    pub fn item(&self) -> &'static str {
+        match self {
+            ScoreError::Hand(_) | ScoreError::HandSize { .. } | ScoreError::RedFives { .. } => {
+                "hand"
+            }
+            ScoreError::FifthCopy { place, .. } => place,
+            ScoreError::BadMeld { .. } | ScoreError::TooManyMelds { .. } => "melds",
+            ScoreError::WinTileNotInHand { .. } => "win_tile",
+            ScoreError::TooManyIndicators { which, .. } => {
+                if *which == "dora" {
+                    "dora_indicators"
+                } else {
+                    "ura_indicators"
+                }
+            }
+            ScoreError::BadWind { .. } => "wind",
+            ScoreError::Conflict { item, .. } => item,
+        }
+    }
 }
