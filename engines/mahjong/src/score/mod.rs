@@ -32,6 +32,62 @@ pub use yaku::Yaku;
 use crate::tile::Tile;
 use crate::win::{decompositions, Decomposition, Form};
 
+impl GroupKind {
+    /// Lower-case name: `pair`, `sequence`, `triplet`, `kan`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GroupKind::Pair => "pair",
+            GroupKind::Sequence => "sequence",
+            GroupKind::Triplet => "triplet",
+            GroupKind::Kan => "kan",
+        }
+    }
+}
+
+impl Group {
+    /// MPSZ text of the group, e.g. `123m`, `55z`, `7777p`.
+    pub fn text(&self) -> String {
+        let n = self.tile.number();
+        let digits: String = match self.kind {
+            GroupKind::Sequence => format!("{}{}{}", n, n + 1, n + 2),
+            GroupKind::Pair => n.to_string().repeat(2),
+            GroupKind::Triplet => n.to_string().repeat(3),
+            GroupKind::Kan => n.to_string().repeat(4),
+        };
+        format!("{digits}{}", self.tile.suit().char())
+    }
+}
+
+impl WaitShape {
+    /// Lower-case name: `ryanmen`, `kanchan`, `penchan`, `shanpon`, `tanki`, `thirteen`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WaitShape::Ryanmen => "ryanmen",
+            WaitShape::Kanchan => "kanchan",
+            WaitShape::Penchan => "penchan",
+            WaitShape::Shanpon => "shanpon",
+            WaitShape::Tanki => "tanki",
+            WaitShape::Thirteen => "thirteen",
+        }
+    }
+}
+
+impl FuReason {
+    /// Lower-case name, e.g. `base`, `closed ron`, `value pair`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FuReason::Base => "base",
+            FuReason::ClosedRon => "closed ron",
+            FuReason::Tsumo => "tsumo",
+            FuReason::Wait => "wait",
+            FuReason::ValuePair => "value pair",
+            FuReason::Group => "group",
+            FuReason::OpenPinfu => "open pinfu",
+            FuReason::SevenPairs => "seven pairs",
+        }
+    }
+}
+
 /// One group of the chosen reading.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Group {
