@@ -76,7 +76,7 @@ async fn scores_known_situations_in_order() {
     assert_eq!(r.verdict, pb::ScoreVerdict::Scored as i32);
     assert_eq!(names(r), ["riichi", "menzen tsumo", "pinfu"]);
     assert_eq!((r.han, r.fu, r.dora), (4, 20, 1));
-    let p = r.points.clone().unwrap();
+    let p = r.points.unwrap();
     assert_eq!(
         (p.tsumo_dealer, p.tsumo_others, p.total),
         (2600, 1300, 5200)
@@ -89,7 +89,7 @@ async fn scores_known_situations_in_order() {
     let r = &results[1];
     assert_eq!(names(r), ["chun"]);
     assert_eq!((r.han, r.fu, r.red_fives), (2, 30, 1));
-    let p = r.points.clone().unwrap();
+    let p = r.points.unwrap();
     assert_eq!((p.ron, p.total, p.honba, p.sticks), (2900, 2900, 300, 2000));
     assert_eq!(p.received, 2900 + 300 + 2000);
     assert!(r
@@ -100,14 +100,14 @@ async fn scores_known_situations_in_order() {
     let r = &results[2];
     assert_eq!(r.verdict, pb::ScoreVerdict::NoYaku as i32);
     assert!(r.yaku.is_empty());
-    assert_eq!(r.points.clone().unwrap().total, 0);
+    assert_eq!(r.points.unwrap().total, 0);
 
     assert_eq!(results[3].verdict, pb::ScoreVerdict::NotComplete as i32);
 
     let r = &results[4];
     assert_eq!(r.limit, "double yakuman");
     assert_eq!(r.yaku[0].yakuman, 2);
-    assert_eq!(r.points.clone().unwrap().ron, 64000);
+    assert_eq!(r.points.unwrap().ron, 64000);
 
     // A big batch (blocking pool) keeps request order.
     let many: Vec<pb::WinSituation> = (0..BLOCKING_BATCH + 7)
