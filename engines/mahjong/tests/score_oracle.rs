@@ -1,11 +1,12 @@
 //! Generated oracle: tests/data/score_cases.tsv, random winning situations
-//! scored by the Python `mahjong` package (see gen_score_cases.py). Our han,
+//! scored by the Python `mahjong` package (see gen_score_cases.py), one in
+//! four under non-default rule options. Our han,
 //! fu (yakuman aside) and every payment must match each case, apart from the
 //! cases listed in `DISAGREEMENTS`, where the package departs from the
 //! written rules (`Rules` docs).
 
 use deckhand_mahjong::{
-    parse_tiles, score_input, Meld, Riichi, Score, Verdict, WinInput, WinTiming, Wind,
+    parse_tiles, score_input, Meld, Riichi, Rules, Score, Verdict, WinInput, WinTiming, Wind,
 };
 
 /// Cases (by hand text and win tile) where the written rules and the package
@@ -62,7 +63,21 @@ fn input_of(fields: &[&str]) -> WinInput {
         },
         honba: fields[8].parse().expect("honba"),
         riichi_sticks: fields[9].parse().expect("sticks"),
+        rules: rules_of(fields[10]),
         ..WinInput::default()
+    }
+}
+
+/// The `rules` column: departures from the defaults.
+fn rules_of(list: &str) -> Rules {
+    let has = |r: &str| list.split(',').any(|x| x == r);
+    Rules {
+        open_tanyao: !has("no_open_tanyao"),
+        kiriage_mangan: has("kiriage"),
+        double_yakuman: !has("single_yakuman"),
+        kazoe_yakuman: !has("kazoe_sanbaiman"),
+        open_pinfu_fu: if has("open_pinfu_20") { 20 } else { 30 },
+        red_fives: !has("no_red_fives"),
     }
 }
 
@@ -98,12 +113,12 @@ fn python_mahjong_oracle() {
         .filter(|l| !l.starts_with('#') && !l.is_empty())
     {
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 13, "{line}");
+        assert_eq!(fields.len(), 14, "{line}");
         let input = input_of(&fields);
         let score = score_input(input).unwrap_or_else(|e| panic!("{line}: {e}"));
         // The package reports fu for yakuman hands; yakuman pay by count
         // alone, so fu is compared for counted hands only.
-        let mut parts: Vec<&str> = fields[11].split(' ').collect();
+        let mut parts: Vec<&str> = fields[12].split(' ').collect();
         if parts.len() == 8 && parts[7] != "0" {
             parts[1] = "0";
         }

@@ -5,15 +5,17 @@ the Python `mahjong` package (PyPI), version 2.1.0, `HandCalculator`.
 Development time only: `pip install mahjong==2.1.0`, then
     python3 engines/mahjong/tests/data/gen_score_cases.py > engines/mahjong/tests/data/score_cases.tsv
 
-Rule options passed to the package are the engine's defaults (`Rules` in
+Rule options passed to the package are, unless the case lists others, the engine's defaults (`Rules` in
 src/score/input.rs): open tanyao on, red fives on, double yakuman on, kazoe
 capped at one yakuman, kiriage off, open pinfu-shaped ron 30 fu, pinfu tsumo
 20 fu.
 
 One case per line, tab-separated:
-    hand  win  melds  flags  seat  round  dora  ura  honba  sticks  ->  expected  yaku
+    hand  win  melds  flags  seat  round  dora  ura  honba  sticks  rules  ->  expected  yaku
 `melds`, `flags`, `dora`, `ura` are comma lists or `-`; flags are tsumo,
-riichi, double, ippatsu, haitei, houtei, rinshan, chankan, tenhou, chiihou.
+riichi, double, ippatsu, haitei, houtei, rinshan, chankan, tenhou, chiihou;
+`rules` lists departures from the defaults (one case in four): no_open_tanyao,
+kiriage, single_yakuman, kazoe_sanbaiman, open_pinfu_20, no_red_fives.
 `expected` is `noyaku`, or `han fu ron tsumo_dealer tsumo_others total received`
 (payments before honba; `received` includes honba and sticks) and the
 yakuman count, space separated. `yaku` lists the package's yaku names.
@@ -31,6 +33,8 @@ from mahjong.meld import Meld
 
 # Wall time of each estimate_hand_value call; the median goes to stderr.
 CALL_SECONDS = []
+RULE_VARIANTS = ["no_open_tanyao", "kiriage", "single_yakuman", "kazoe_sanbaiman", "open_pinfu_20",
+                 "no_red_fives"]
 SEED = 20261201
 CASES = 2500
 WINDS = "ESWN"
@@ -285,6 +289,10 @@ def situation(rng):
     honba = rng.choice([0, 0, 0, 1, 2, 5])
     sticks = rng.choice([0, 0, 1, 2])
 
+    # One case in four plays under non-default rule options.
+    rules = []
+    if rng.random() < 0.25:
+        rules = [r for r in RULE_VARIANTS if rng.random() < 0.4]
     config = HandConfig(
         is_tsumo=tsumo,
         is_riichi=riichi >= 1,
@@ -301,12 +309,13 @@ def situation(rng):
         tsumi_number=honba,
         kyoutaku_number=sticks,
         options=OptionalRules(
-            has_open_tanyao=True,
-            has_aka_dora=True,
-            has_double_yakuman=True,
-            kazoe_limit=HandConstants.KAZOE_LIMITED,
-            kiriage=False,
-            fu_for_open_pinfu=True,
+            has_open_tanyao="no_open_tanyao" not in rules,
+            has_aka_dora="no_red_fives" not in rules,
+            has_double_yakuman="single_yakuman" not in rules,
+            kazoe_limit=HandConstants.KAZOE_SANBAIMAN if "kazoe_sanbaiman" in rules
+            else HandConstants.KAZOE_LIMITED,
+            kiriage="kiriage" in rules,
+            fu_for_open_pinfu="open_pinfu_20" not in rules,
             fu_for_pinfu_tsumo=False,
         ),
     )
@@ -337,6 +346,7 @@ def situation(rng):
         ",".join(tile_text(t) for t in ura) or "-",
         str(honba),
         str(sticks),
+        ",".join(rules) or "-",
         "->",
     ]
     if result.error == HandCalculator.ERR_NO_YAKU:
