@@ -98,21 +98,6 @@ fn situation(a: &ScoreArgs) -> pb::WinSituation {
     }
 }
 
-/// A JSON string literal.
-fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The yaku list with dora entries after it, as (name, han).
 fn yaku_and_dora(r: &pb::ScoreResult) -> Vec<(String, u32)> {
     let mut list: Vec<(String, u32)> = r.yaku.iter().map(|y| (y.name.clone(), y.han)).collect();
@@ -133,21 +118,46 @@ fn yaku_and_dora(r: &pb::ScoreResult) -> Vec<(String, u32)> {
 /// named `dora`, `ura dora`, `red fives`; `ron`/`tsumo_*` are what each payer
 /// pays including honba, `total` what the winner gets without honba and sticks.
 fn json(r: &pb::ScoreResult) -> String {
-    let win = r.verdict == pb::ScoreVerdict::Scored as i32;
+    #[derive(serde::Serialize)]
+    struct Score {
+        win: bool,
+        han: u32,
+        fu: u32,
+        yaku: Vec<Yaku>,
+        points: Points,
+        limit: String,
+    }
+    #[derive(serde::Serialize)]
+    struct Yaku {
+        name: String,
+        han: u32,
+    }
+    #[derive(serde::Serialize)]
+    struct Points {
+        total: u32,
+        ron: u32,
+        tsumo_dealer: u32,
+        tsumo_others: u32,
+    }
     let p = r.points.unwrap_or_default();
-    let (ron, dealer, others) = payments_with_honba(&p);
-    let yaku: Vec<String> = yaku_and_dora(r)
-        .iter()
-        .map(|(name, han)| format!("{{\"name\": {}, \"han\": {han}}}", quote(name)))
-        .collect();
-    format!(
-        "{{\"win\": {win}, \"han\": {}, \"fu\": {}, \"yaku\": [{}], \"points\": {{\"total\": {}, \"ron\": {ron}, \"tsumo_dealer\": {dealer}, \"tsumo_others\": {others}}}, \"limit\": {}}}",
-        r.han,
-        r.fu,
-        yaku.join(", "),
-        p.total,
-        quote(&r.limit)
-    )
+    let (ron, tsumo_dealer, tsumo_others) = payments_with_honba(&p);
+    let score = Score {
+        win: r.verdict == pb::ScoreVerdict::Scored as i32,
+        han: r.han,
+        fu: r.fu,
+        yaku: yaku_and_dora(r)
+            .into_iter()
+            .map(|(name, han)| Yaku { name, han })
+            .collect(),
+        points: Points {
+            total: p.total,
+            ron,
+            tsumo_dealer,
+            tsumo_others,
+        },
+        limit: r.limit.clone(),
+    };
+    serde_json::to_string(&score).expect("plain structs serialize")
 }
 
 /// Payments including honba: 300 per honba on a ron, 100 per payer on a tsumo.
@@ -290,10 +300,9 @@ mod tests {
         };
         assert_eq!(
             json(&result),
-            "{\"win\": true, \"han\": 3, \"fu\": 40, \"yaku\": [{\"name\": \"riichi\", \"han\": 1}, \
-             {\"name\": \"dora\", \"han\": 2}], \"points\": {\"total\": 5200, \"ron\": 0, \
-             \"tsumo_dealer\": 2800, \"tsumo_others\": 1500}, \"limit\": \"\"}"
+            "{\"win\":true,\"han\":3,\"fu\":40,\"yaku\":[{\"name\":\"riichi\",\"han\":1},\
+             {\"name\":\"dora\",\"han\":2}],\"points\":{\"total\":5200,\"ron\":0,\
+             \"tsumo_dealer\":2800,\"tsumo_others\":1500},\"limit\":\"\"}"
         );
-        assert_eq!(quote("a\"b\\"), "\"a\\\"b\\\\\"");
     }
 }
