@@ -64,7 +64,6 @@ fn input_of(fields: &[&str]) -> WinInput {
         honba: fields[8].parse().expect("honba"),
         riichi_sticks: fields[9].parse().expect("sticks"),
         rules: rules_of(fields[10]),
-        ..WinInput::default()
     }
 }
 
