@@ -244,6 +244,21 @@ fn text(hand: &str, r: &pb::ScoreResult) -> String {
     )
 }
 
+/// Rewrites an error about `situations[0].<item>` (read from the BadRequest
+/// details) to name just the item, as given on the command line.
+fn name_item(status: tonic::Status) -> tonic::Status {
+    use tonic_types::StatusExt;
+    let bad = status.get_details_bad_request();
+    let named = bad
+        .as_ref()
+        .and_then(|bad| bad.field_violations.first())
+        .and_then(|v| Some((v.field.strip_prefix("situations[0].")?, &v.description)));
+    match named {
+        Some((item, reason)) => tonic::Status::new(status.code(), format!("{item}: {reason}")),
+        None => status,
+    }
+}
+
 pub async fn run(
     client: &mut MahjongServiceClient<Channel>,
     args: ScoreArgs,
@@ -251,15 +266,7 @@ pub async fn run(
     let request = pb::ScoreRequest {
         situations: vec![situation(&args)],
     };
-    let reply = client
-        .score(request)
-        .await
-        .map_err(|e| {
-            // Name the situation as the user gave it, not `situations[0]`.
-            let message = e.message().replacen("situations[0].", "", 1);
-            tonic::Status::new(e.code(), message)
-        })?
-        .into_inner();
+    let reply = client.score(request).await.map_err(name_item)?.into_inner();
     let result = reply
         .results
         .first()

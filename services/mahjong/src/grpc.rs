@@ -160,12 +160,8 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         &self,
         request: Request<pb::ScoreRequest>,
     ) -> Result<Response<pb::ScoreResponse>, Status> {
-        let results = crate::score::score_batch(
-            request.into_inner().situations,
-            self.max_batch,
-            BLOCKING_BATCH,
-        )
-        .await?;
+        let results =
+            crate::score::score_batch(request.into_inner().situations, self.max_batch).await?;
         Ok(Response::new(pb::ScoreResponse { results }))
     }
 }

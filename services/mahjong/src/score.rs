@@ -2,8 +2,9 @@
 //! (errors name the field, e.g. `situations[2].melds[1]`), engine score ->
 //! wire result.
 
+use deckhand::pool::{self, Cost};
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::status::{check_batch, invalid};
+use deckhand::status::{check_batch, FieldResult, Invalid};
 use tonic::Status;
 
 use deckhand_mahjong::{
@@ -11,57 +12,46 @@ use deckhand_mahjong::{
     WinSituation, WinTiming, Wind,
 };
 
-/// Checks the batch size and scores every situation in request order; batches
-/// of more than `blocking_batch` run on the blocking pool.
+/// Checks the batch size and scores every situation in request order, on
+/// the CPU pool by its policy (a situation costs about one unit).
 pub async fn score_batch(
     situations: Vec<pb::WinSituation>,
     max_batch: usize,
-    blocking_batch: usize,
 ) -> Result<Vec<pb::ScoreResult>, Status> {
     check_batch("situations", situations.len(), max_batch)?;
-    let big = situations.len() > blocking_batch;
+    let cost = Cost(situations.len());
     let work = move || {
         situations
             .iter()
             .enumerate()
-            .map(|(i, s)| score_situation(s, &format!("situations[{i}]")))
-            .collect::<Result<Vec<_>, Status>>()
+            .map(|(i, s)| score_situation(s).map_err(|bad| bad.within(format!("situations[{i}]"))))
+            .collect::<Result<Vec<_>, Invalid>>()
     };
-    if big {
-        tokio::task::spawn_blocking(work)
-            .await
-            .map_err(|e| Status::internal(format!("batch task failed: {e}")))?
-    } else {
-        work()
-    }
+    Ok(pool::run(cost, work).await??)
 }
 
-/// Scores one wire situation; `field` names it in errors (`situations[i]`).
-pub fn score_situation(s: &pb::WinSituation, field: &str) -> Result<pb::ScoreResult, Status> {
-    let situation = WinSituation::try_from(input(s, field)?)
-        .map_err(|e| invalid(format!("{field}.{}", e.item()), e))?;
+/// Scores one wire situation; errors name the field within it (`melds[1]`).
+pub fn score_situation(s: &pb::WinSituation) -> Result<pb::ScoreResult, Invalid> {
+    let input = input(s)?;
+    let situation = WinSituation::try_from(input).map_err(|e| Invalid::new(e.item(), e))?;
     Ok(to_result(&score(&situation)))
 }
 
-fn tile(text: &str, item: &str) -> Result<Tile, Status> {
-    text.trim().parse::<Tile>().map_err(|e| invalid(item, e))
-}
-
-fn tiles(list: &[String], item: &str) -> Result<Vec<Tile>, Status> {
+fn tiles(list: &[String], item: &str) -> Result<Vec<Tile>, Invalid> {
     list.iter()
         .enumerate()
-        .map(|(i, t)| tile(t, &format!("{item}[{i}]")))
+        .map(|(i, t)| t.trim().parse::<Tile>().field(|| format!("{item}[{i}]")))
         .collect()
 }
 
-fn wind(w: i32, default: Wind, item: &str) -> Result<Wind, Status> {
+fn wind(w: i32, default: Wind, item: &str) -> Result<Wind, Invalid> {
     match pb::Wind::try_from(w) {
         Ok(pb::Wind::Unspecified) => Ok(default),
         Ok(pb::Wind::East) => Ok(Wind::East),
         Ok(pb::Wind::South) => Ok(Wind::South),
         Ok(pb::Wind::West) => Ok(Wind::West),
         Ok(pb::Wind::North) => Ok(Wind::North),
-        Err(_) => Err(invalid(item, format!("unknown wind {w}"))),
+        Err(_) => Err(Invalid::new(item, format!("unknown wind {w}"))),
     }
 }
 
@@ -70,37 +60,32 @@ fn wind(w: i32, default: Wind, item: &str) -> Result<Wind, Status> {
 const MAX_LIST: usize = 8;
 const MAX_TEXT: usize = 64;
 
-fn input(s: &pb::WinSituation, field: &str) -> Result<WinInput, Status> {
+fn input(s: &pb::WinSituation) -> Result<WinInput, Invalid> {
     for (name, len) in [
         ("melds", s.melds.len()),
         ("dora_indicators", s.dora_indicators.len()),
         ("ura_indicators", s.ura_indicators.len()),
     ] {
         if len > MAX_LIST {
-            return Err(invalid(
-                format!("{field}.{name}"),
+            return Err(Invalid::new(
+                name,
                 format!("{len} entries, at most {MAX_LIST}"),
             ));
         }
     }
     if s.hand.len() > MAX_TEXT {
-        return Err(invalid(
-            format!("{field}.hand"),
+        return Err(Invalid::new(
+            "hand",
             format!("{} characters, at most {MAX_TEXT}", s.hand.len()),
         ));
     }
-    let (concealed, red_fives) =
-        parse_tiles(&s.hand).map_err(|e| invalid(format!("{field}.hand"), e))?;
+    let (concealed, red_fives) = parse_tiles(&s.hand).field(|| "hand")?;
     let melds = s
         .melds
         .iter()
         .enumerate()
-        .map(|(i, m)| {
-            m.trim()
-                .parse::<Meld>()
-                .map_err(|e| invalid(format!("{field}.melds[{i}]"), e))
-        })
-        .collect::<Result<Vec<Meld>, Status>>()?;
+        .map(|(i, m)| m.trim().parse::<Meld>().field(|| format!("melds[{i}]")))
+        .collect::<Result<Vec<Meld>, Invalid>>()?;
     let defaults = Rules::default();
     let r = s.rules.unwrap_or_default();
     let rules = Rules {
@@ -112,8 +97,8 @@ fn input(s: &pb::WinSituation, field: &str) -> Result<WinInput, Status> {
             None => defaults.open_pinfu_fu,
             Some(fu @ (20 | 30)) => fu as u8,
             Some(other) => {
-                return Err(invalid(
-                    format!("{field}.rules.open_pinfu_fu"),
+                return Err(Invalid::new(
+                    "rules.open_pinfu_fu",
                     format!("{other}: is 20 or 30"),
                 ))
             }
@@ -128,24 +113,21 @@ fn input(s: &pb::WinSituation, field: &str) -> Result<WinInput, Status> {
     const MAX_COUNTER: u32 = 1000;
     for (name, value) in [("honba", s.honba), ("riichi_sticks", s.riichi_sticks)] {
         if value > MAX_COUNTER {
-            return Err(invalid(
-                format!("{field}.{name}"),
-                format!("{value} is over {MAX_COUNTER}"),
-            ));
+            return Err(Invalid::new(name, format!("{value} is over {MAX_COUNTER}")));
         }
     }
     Ok(WinInput {
         concealed,
         red_fives,
         melds,
-        win_tile: tile(&s.win_tile, &format!("{field}.win_tile"))?,
+        win_tile: s.win_tile.trim().parse::<Tile>().field(|| "win_tile")?,
         tsumo: s.tsumo,
         riichi,
         ippatsu: s.ippatsu,
-        seat_wind: wind(s.seat_wind, Wind::South, &format!("{field}.seat_wind"))?,
-        round_wind: wind(s.round_wind, Wind::East, &format!("{field}.round_wind"))?,
-        dora_indicators: tiles(&s.dora_indicators, &format!("{field}.dora_indicators"))?,
-        ura_indicators: tiles(&s.ura_indicators, &format!("{field}.ura_indicators"))?,
+        seat_wind: wind(s.seat_wind, Wind::South, "seat_wind")?,
+        round_wind: wind(s.round_wind, Wind::East, "round_wind")?,
+        dora_indicators: tiles(&s.dora_indicators, "dora_indicators")?,
+        ura_indicators: tiles(&s.ura_indicators, "ura_indicators")?,
         timing: WinTiming {
             haitei: s.haitei,
             houtei: s.houtei,

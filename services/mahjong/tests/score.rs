@@ -4,12 +4,14 @@
 use deckhand::proto::mahjong::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand::testing::assert_invalid;
-use mahjong::grpc::{Mahjong, MahjongServiceServer, BLOCKING_BATCH, DEFAULT_MAX_BATCH};
+use mahjong::grpc::{Mahjong, MahjongServiceServer, DEFAULT_MAX_BATCH};
 use pb::mahjong_service_client::MahjongServiceClient;
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
+/// Batches above this run on the CPU pool.
+const POOL_BATCH: usize = deckhand::pool::INLINE_COST.0;
 const SERVICE: &str = <MahjongServiceServer<Mahjong> as NamedService>::NAME;
 
 async fn start() -> (RunningServer, MahjongServiceClient<Channel>) {
@@ -109,8 +111,8 @@ async fn scores_known_situations_in_order() {
     assert_eq!(r.yaku[0].yakuman, 2);
     assert_eq!(r.points.unwrap().ron, 64000);
 
-    // A big batch (blocking pool) keeps request order.
-    let many: Vec<pb::WinSituation> = (0..BLOCKING_BATCH + 7)
+    // A big batch (CPU pool) keeps request order.
+    let many: Vec<pb::WinSituation> = (0..POOL_BATCH + 7)
         .map(|i| {
             if i % 2 == 0 {
                 situation("19m19p19s12345677z", "7z")
