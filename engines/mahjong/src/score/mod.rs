@@ -249,6 +249,21 @@ impl Reading {
 }
 
 /// Scores a validated win (see the module docs).
+///
+/// ```
+/// use deckhand_mahjong::{score, Riichi, Verdict, WinInput, WinSituation, Yaku};
+///
+/// // Riichi, tsumo, pinfu: 3 han 20 fu, 1300 from the dealer and 700 from each other player.
+/// let mut input = WinInput::from_text("234789m12345666p", "6p")?;
+/// input.tsumo = true;
+/// input.riichi = Riichi::Riichi;
+/// let s = score(&WinSituation::try_from(input)?);
+/// assert_eq!(s.verdict, Verdict::Scored);
+/// assert_eq!((s.han, s.fu), (3, 20));
+/// assert!(s.yaku.iter().any(|y| y.yaku == Yaku::Pinfu));
+/// assert_eq!((s.points.tsumo_dealer, s.points.tsumo_others), (1300, 700));
+/// # Ok::<(), deckhand_mahjong::ScoreError>(())
+/// ```
 pub fn score(situation: &WinSituation) -> Score {
     let decomps = decompositions(situation.hand());
     if decomps.is_empty() {
