@@ -82,6 +82,11 @@ fn honba_and_sticks() {
     assert_eq!(s.points.total, 2700);
     assert_eq!(s.points.honba, 600);
     assert_eq!(s.points.received(), 2700 + 600 + 1000);
+    // Absurd counters saturate instead of overflowing.
+    let mut huge = situation("234789m12345666p", "6p");
+    huge.honba = u32::MAX;
+    huge.riichi_sticks = u32::MAX;
+    assert_eq!(score_input(huge).unwrap().points.received(), u32::MAX);
 }
 
 #[test]

@@ -57,7 +57,7 @@ pub struct Points {
 impl Points {
     /// Everything the winner receives.
     pub fn received(&self) -> u32 {
-        self.total + self.honba + self.sticks
+        self.total.saturating_add(self.honba).saturating_add(self.sticks)
     }
 }
 
@@ -94,8 +94,8 @@ pub fn base_points(han: u8, fu: u8, yakuman: u8, rules: &Rules) -> (Limit, u32) 
 pub fn payments(base: u32, dealer: bool, tsumo: bool, honba: u32, sticks: u32) -> Points {
     let mut p = Points {
         base,
-        honba: 300 * honba,
-        sticks: 1000 * sticks,
+        honba: honba.saturating_mul(300),
+        sticks: sticks.saturating_mul(1000),
         ..Points::default()
     };
     match (tsumo, dealer) {
