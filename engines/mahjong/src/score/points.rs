@@ -57,7 +57,9 @@ pub struct Points {
 impl Points {
     /// Everything the winner receives.
     pub fn received(&self) -> u32 {
-        self.total.saturating_add(self.honba).saturating_add(self.sticks)
+        self.total
+            .saturating_add(self.honba)
+            .saturating_add(self.sticks)
     }
 }
 
