@@ -5,6 +5,7 @@
 //! Engines live in `engines/<game>/` crates and never depend on this crate's
 //! transport types; the adapters (`grpc.rs` of each service) do.
 
+pub mod budget;
 pub mod metrics;
 pub mod pool;
 pub mod preferans;
@@ -13,6 +14,7 @@ pub mod status;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod transport_errors;
 
 /// Generated protobuf messages, clients and servers.
 pub mod proto {

@@ -18,6 +18,7 @@ use tonic::service::Routes;
 use tonic::transport::Server;
 use tonic_health::ServingStatus;
 
+use crate::budget::{MemoryBudget, DEFAULT_MAX_INFLIGHT_MEMORY, DEFAULT_MAX_REQUEST_MEMORY};
 use crate::telemetry::LogFormat;
 
 /// Flags and environment variables shared by every service binary.
@@ -48,6 +49,12 @@ pub struct ServerArgs {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (off when not given).
     #[arg(long, env = "DECKHAND_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+    /// Memory one batch request may hold at its peak, in bytes (estimated before it runs).
+    #[arg(long, env = "DECKHAND_MAX_REQUEST_MEMORY", default_value_t = DEFAULT_MAX_REQUEST_MEMORY)]
+    pub max_request_memory: usize,
+    /// Memory all requests in flight may hold together, in bytes.
+    #[arg(long, env = "DECKHAND_MAX_INFLIGHT_MEMORY", default_value_t = DEFAULT_MAX_INFLIGHT_MEMORY)]
+    pub max_inflight_memory: usize,
 }
 
 /// Validated server settings.
@@ -59,6 +66,8 @@ pub struct ServerConfig {
     pub request_timeout: Duration,
     pub shutdown_grace: Duration,
     pub metrics_listen: Option<SocketAddr>,
+    pub max_request_memory: usize,
+    pub max_inflight_memory: usize,
 }
 
 impl ServerArgs {
@@ -76,6 +85,10 @@ impl ServerArgs {
             self.request_timeout_secs > 0,
             "--request-timeout-secs must be positive"
         );
+        anyhow::ensure!(
+            self.max_request_memory <= self.max_inflight_memory,
+            "--max-request-memory must not exceed --max-inflight-memory"
+        );
         Ok(ServerConfig {
             listen: self
                 .listen
@@ -85,6 +98,8 @@ impl ServerArgs {
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
             metrics_listen: self.metrics_listen,
+            max_request_memory: self.max_request_memory,
+            max_inflight_memory: self.max_inflight_memory,
         })
     }
 }
@@ -99,7 +114,18 @@ impl ServerConfig {
             request_timeout: Duration::from_secs(3600),
             shutdown_grace: Duration::from_secs(5),
             metrics_listen: None,
+            max_request_memory: DEFAULT_MAX_REQUEST_MEMORY,
+            max_inflight_memory: DEFAULT_MAX_INFLIGHT_MEMORY,
         }
+    }
+
+    /// The memory budget the services of this server share.
+    pub fn memory_budget(&self) -> MemoryBudget {
+        MemoryBudget::new(
+            self.max_request_memory,
+            self.max_inflight_memory,
+            self.max_message_bytes,
+        )
     }
 }
 
@@ -184,9 +210,17 @@ pub async fn serve(
             .set_service_status(*name, ServingStatus::Serving)
             .await;
     }
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    // The descriptor set holds every Deckhand service; list only this binary's.
+    let reflection = services
+        .names
+        .iter()
+        .chain(&[HEALTH_SERVICE, REFLECTION_SERVICE])
+        .fold(
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET),
+            |builder, name| builder.with_service_name(*name),
+        )
         .build_v1()
         .context("building the reflection service")?;
 
@@ -197,10 +231,15 @@ pub async fn serve(
         async move {
             shutdown.await;
             tracing::info!("shutting down: health NOT_SERVING, draining in-flight requests");
-            health_reporter
-                .set_service_status("", ServingStatus::NotServing)
-                .await;
-            for name in names {
+            let mut health_reporter = health_reporter;
+            for name in names.iter().copied().chain([""]) {
+                health_reporter
+                    .set_service_status(name, ServingStatus::NotServing)
+                    .await;
+                // Dropping the status channel ends the Watch streams once they
+                // have sent NOT_SERVING, so they do not hold the drain open;
+                // Check keeps answering NOT_SERVING from a fresh entry.
+                health_reporter.clear_service_status(name).await;
                 health_reporter
                     .set_service_status(name, ServingStatus::NotServing)
                     .await;
@@ -226,6 +265,7 @@ pub async fn serve(
     );
     let server = Server::builder()
         .layer(crate::metrics::RequestMetricsLayer::new(methods))
+        .layer(crate::transport_errors::TransportErrorsLayer)
         .concurrency_limit_per_connection(config.concurrency_per_connection)
         .timeout(config.request_timeout)
         .add_routes(services.routes)
@@ -242,10 +282,19 @@ pub async fn serve(
         Ok(result) => result.context("server error"),
         Err(_) => {
             tracing::warn!(grace = ?config.shutdown_grace, "grace period over; dropping unfinished requests");
-            Ok(())
+            Err(anyhow::Error::new(GraceExpired(config.shutdown_grace)))
         }
     }
 }
+
+/// The error of a shutdown that cut in-flight requests at the end of the
+/// grace period (the process then exits non-zero).
+#[derive(Debug, thiserror::Error)]
+#[error("shutdown grace period of {0:?} over: unfinished requests were dropped")]
+pub struct GraceExpired(pub Duration);
+
+const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
+const REFLECTION_SERVICE: &str = "grpc.reflection.v1.ServerReflection";
 
 /// Completes on SIGTERM or Ctrl-C.
 pub async fn shutdown_signal() {

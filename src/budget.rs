@@ -1,0 +1,258 @@
+//! Memory budgets: a batch request states what it will cost before it runs,
+//! and is refused at once with RESOURCE_EXHAUSTED when that is over the
+//! per-request budget, over what the server has left for all requests in
+//! flight, or when its answer could exceed the message-size limit. The
+//! message says what to change: smaller batches, or the stream form.
+//!
+//! Costs are upper bounds from item counts and sizes (what each service knows
+//! about its engine: the decoded item, its working memory, the largest answer
+//! one item can have), so the check needs no work and no allocation.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use tonic::Status;
+
+/// Default `--max-request-memory`: what one request may hold at its peak.
+pub const DEFAULT_MAX_REQUEST_MEMORY: usize = 96 << 20;
+/// Default `--max-inflight-memory`: what all requests in flight may hold
+/// together (the Kubernetes memory limit in `deploy/` is 512 MiB).
+pub const DEFAULT_MAX_INFLIGHT_MEMORY: usize = 256 << 20;
+
+/// The memory limits of one server, shared by its services.
+#[derive(Debug, Clone)]
+pub struct MemoryBudget {
+    per_request: usize,
+    inflight_limit: usize,
+    max_message_bytes: usize,
+    inflight: Arc<AtomicUsize>,
+}
+
+/// The estimated cost of one batch, summed item by item before it runs.
+#[derive(Debug, Clone)]
+pub struct BatchCost {
+    field: &'static str,
+    stream_form: Option<&'static str>,
+    items: usize,
+    memory: usize,
+    answer_bytes: usize,
+}
+
+impl BatchCost {
+    /// A cost for the batch in `field` (`items`, `pairs`, `hands`); `stream_form`
+    /// names the RPC to use for batches that do not fit (None: only smaller batches).
+    pub fn new(field: &'static str, stream_form: Option<&'static str>) -> Self {
+        BatchCost {
+            field,
+            stream_form,
+            items: 0,
+            memory: 0,
+            answer_bytes: 0,
+        }
+    }
+
+    /// Adds one item: an upper bound on the memory it holds while the request
+    /// runs (decoded item, working memory, answer in memory and encoded), and
+    /// on its answer's encoded size.
+    pub fn item(&mut self, memory: usize, answer_bytes: usize) {
+        self.items += 1;
+        self.memory = self.memory.saturating_add(memory);
+        self.answer_bytes = self.answer_bytes.saturating_add(answer_bytes);
+    }
+
+    /// `count` items of the same cost.
+    pub fn items(&mut self, count: usize, memory: usize, answer_bytes: usize) {
+        self.items += count;
+        self.memory = self.memory.saturating_add(memory.saturating_mul(count));
+        self.answer_bytes = self
+            .answer_bytes
+            .saturating_add(answer_bytes.saturating_mul(count));
+    }
+
+    /// The estimated peak memory of the batch.
+    pub fn memory(&self) -> usize {
+        self.memory
+    }
+
+    /// The bound on the encoded answer.
+    pub fn answer_bytes(&self) -> usize {
+        self.answer_bytes
+    }
+
+    /// What to change, given how many such items would fit.
+    fn advice(&self, fits: usize) -> String {
+        let fits = fits.max(1);
+        match self.stream_form {
+            Some(rpc) => format!("send at most {fits} items per request, or use {rpc}"),
+            None => format!("send at most {fits} items per request"),
+        }
+    }
+}
+
+/// Memory held by a running request; given back when dropped.
+#[must_use = "the reservation is released when dropped"]
+#[derive(Debug)]
+pub struct Reservation {
+    bytes: usize,
+    inflight: Arc<AtomicUsize>,
+}
+
+impl Reservation {
+    /// Bytes reserved.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.inflight.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1u32 << 20))
+}
+
+impl MemoryBudget {
+    /// A budget of `per_request` bytes for one request and `inflight` bytes for
+    /// all requests together; answers may not exceed `max_message_bytes`.
+    pub fn new(per_request: usize, inflight: usize, max_message_bytes: usize) -> Self {
+        MemoryBudget {
+            per_request,
+            inflight_limit: inflight,
+            max_message_bytes,
+            inflight: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// The per-request budget.
+    pub fn per_request(&self) -> usize {
+        self.per_request
+    }
+
+    /// The largest encoded message.
+    pub fn max_message_bytes(&self) -> usize {
+        self.max_message_bytes
+    }
+
+    /// Bytes reserved by requests in flight now.
+    pub fn in_flight(&self) -> usize {
+        self.inflight.load(Ordering::Acquire)
+    }
+
+    /// Checks `cost` against the message limit and the per-request budget, then
+    /// reserves it from the in-flight budget; refuses with RESOURCE_EXHAUSTED.
+    pub fn reserve(&self, cost: &BatchCost) -> Result<Reservation, Status> {
+        let per_item = |total: usize| total.div_ceil(cost.items.max(1)).max(1);
+        // 5 bytes of gRPC framing, a few for the repeated field's tag and length.
+        let answer = cost.answer_bytes.saturating_add(16);
+        if answer > self.max_message_bytes {
+            let fits = self.max_message_bytes / per_item(cost.answer_bytes);
+            return Err(Status::resource_exhausted(format!(
+                "{}: the answer to {} items can reach {}, over the message limit of {} \
+                 (--max-message-bytes): {}",
+                cost.field,
+                cost.items,
+                mib(answer),
+                mib(self.max_message_bytes),
+                cost.advice(fits)
+            )));
+        }
+        if cost.memory > self.per_request {
+            let fits = self.per_request / per_item(cost.memory);
+            return Err(Status::resource_exhausted(format!(
+                "{}: {} items need up to {} of memory, over the per-request budget of {} \
+                 (--max-request-memory): {}",
+                cost.field,
+                cost.items,
+                mib(cost.memory),
+                mib(self.per_request),
+                cost.advice(fits)
+            )));
+        }
+        self.take(cost.memory).ok_or_else(|| {
+            Status::resource_exhausted(format!(
+                "{}: server busy: {} items need up to {}, and {} of the in-flight budget of {} \
+                 (--max-inflight-memory) is taken; retry later, or send smaller batches",
+                cost.field,
+                cost.items,
+                mib(cost.memory),
+                mib(self.in_flight()),
+                mib(self.inflight_limit)
+            ))
+        })
+    }
+
+    /// Reserves `bytes` from the in-flight budget if they fit now.
+    pub fn take(&self, bytes: usize) -> Option<Reservation> {
+        self.inflight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                held.checked_add(bytes)
+                    .filter(|&total| total <= self.inflight_limit)
+            })
+            .ok()?;
+        Some(Reservation {
+            bytes,
+            inflight: Arc::clone(&self.inflight),
+        })
+    }
+}
+
+impl Default for MemoryBudget {
+    fn default() -> Self {
+        MemoryBudget::new(
+            DEFAULT_MAX_REQUEST_MEMORY,
+            DEFAULT_MAX_INFLIGHT_MEMORY,
+            16 << 20,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::Code;
+
+    fn cost(items: usize, memory: usize, answer: usize) -> BatchCost {
+        let mut cost = BatchCost::new("items", Some("ArrangeBatchStream"));
+        cost.items(items, memory, answer);
+        cost
+    }
+
+    #[test]
+    fn answer_over_the_message_limit_is_refused_with_advice() {
+        let budget = MemoryBudget::new(1 << 30, 1 << 30, 1 << 20);
+        let status = budget.reserve(&cost(2000, 10, 1000)).unwrap_err();
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        let message = status.message();
+        assert!(
+            message.starts_with("items: the answer to 2000 items"),
+            "{message}"
+        );
+        assert!(
+            message.contains("send at most 1048 items per request"),
+            "{message}"
+        );
+        assert!(message.contains("ArrangeBatchStream"), "{message}");
+        assert_eq!(budget.in_flight(), 0);
+    }
+
+    #[test]
+    fn per_request_and_in_flight_budgets() {
+        let budget = MemoryBudget::new(1000, 2500, 1 << 20);
+        let status = budget.reserve(&cost(11, 100, 1)).unwrap_err();
+        assert!(status.message().contains("--max-request-memory"));
+        assert!(status.message().contains("at most 10 items"));
+        let a = budget.reserve(&cost(10, 100, 1)).unwrap();
+        let b = budget.reserve(&cost(10, 100, 1)).unwrap();
+        assert_eq!(budget.in_flight(), 2000);
+        let busy = budget.reserve(&cost(10, 100, 1)).unwrap_err();
+        assert_eq!(busy.code(), Code::ResourceExhausted);
+        assert!(busy.message().contains("--max-inflight-memory"));
+        drop(a);
+        let c = budget.reserve(&cost(10, 100, 1)).unwrap();
+        drop((b, c));
+        assert_eq!(budget.in_flight(), 0);
+    }
+}
