@@ -5,6 +5,7 @@
 //! Engines live in `engines/<game>/` crates and never depend on this crate's
 //! transport types; the adapters (`grpc.rs` of each service) do.
 
+pub mod batch_stream;
 pub mod budget;
 pub mod metrics;
 pub mod pool;

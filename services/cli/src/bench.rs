@@ -48,6 +48,9 @@ enum Command {
     /// Preferans solver: the ten standard all-foe problems in this process on 1 and N
     /// threads, optionally side by side with another solver (`--compare CMD`).
     Preferans(crate::bench_preferans::Args),
+    /// A long mixed load on every service, bad inputs among good ones: RPC/s,
+    /// p50/p99 and RSS over time.
+    Soak(crate::soak::Args),
 }
 
 pub async fn run(args: Args) -> anyhow::Result<()> {
@@ -79,6 +82,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             crate::cluster_bench::run(layouts, &problem, worker_bin).await?;
         }
         Command::Preferans(_) => unreachable!("handled above"),
+        Command::Soak(soak) => crate::soak::run(target.channel.clone(), soak).await?,
     }
     target.close().await
 }

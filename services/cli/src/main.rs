@@ -17,6 +17,7 @@ mod mahjong;
 mod mahjong_score;
 mod preferans;
 mod rummikub;
+mod soak;
 
 #[derive(Debug, Parser)]
 #[command(

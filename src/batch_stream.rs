@@ -1,0 +1,133 @@
+//! The stream form of a batch RPC: the client sends a stream of batch
+//! requests and gets one batch answer per request, in order. Each message is
+//! handled like the unary batch (same validation, same memory budget), and at
+//! most [`IN_FLIGHT`] answers wait for the client: when it reads slowly the
+//! server stops reading requests, HTTP/2 flow control holds the client back,
+//! and memory stays constant however many items pass.
+
+use std::future::Future;
+
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
+use tonic::Status;
+
+use crate::transport_errors::request_stream_error;
+
+/// Answers computed but not yet taken by the client.
+pub const IN_FLIGHT: usize = 2;
+
+/// The answer stream of a stream-form batch RPC.
+pub type AnswerStream<T> = ReceiverStream<Result<T, Status>>;
+
+/// Answers each message of `requests` with `handle(message)`, in order. The
+/// first error ends the stream; its message is prefixed with the index of the
+/// request message it is about (`messages[3]: items[2].tiles[0]: …`). A client
+/// that goes away stops the work between messages.
+pub fn answer_each<Req, Resp, S, F, Fut>(requests: S, handle: F) -> AnswerStream<Resp>
+where
+    S: Stream<Item = Result<Req, Status>> + Send + 'static,
+    Req: Send + 'static,
+    Resp: Send + 'static,
+    F: Fn(Req) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Resp, Status>> + Send,
+{
+    let (tx, rx) = mpsc::channel(IN_FLIGHT);
+    tokio::spawn(async move {
+        let mut requests = std::pin::pin!(requests);
+        let mut index = 0usize;
+        loop {
+            let next = tokio::select! {
+                next = requests.next() => next,
+                _ = tx.closed() => return,
+            };
+            let answer = match next {
+                None => return,
+                Some(Err(status)) => Err(request_stream_error(status)),
+                Some(Ok(request)) => tokio::select! {
+                    answer = handle(request) => answer.map_err(|s| in_message(index, s)),
+                    _ = tx.closed() => return,
+                },
+            };
+            let failed = answer.is_err();
+            if tx.send(answer).await.is_err() || failed {
+                return;
+            }
+            index += 1;
+        }
+    });
+    ReceiverStream::new(rx)
+}
+
+/// `status` with the request message's index in front of its message.
+fn in_message(index: usize, status: Status) -> Status {
+    Status::new(
+        status.code(),
+        format!("messages[{index}]: {}", status.message()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tonic::Code;
+
+    #[tokio::test]
+    async fn answers_in_order_and_stops_at_the_first_error() {
+        let requests = tokio_stream::iter([1u32, 2, 0, 4].map(Ok));
+        let answers: Vec<Result<u32, Status>> = answer_each(requests, |n| async move {
+            if n == 0 {
+                Err(Status::invalid_argument("items[0]: zero"))
+            } else {
+                Ok(n * 10)
+            }
+        })
+        .collect()
+        .await;
+        assert_eq!(answers.len(), 3);
+        assert_eq!(answers[0].as_ref().unwrap(), &10);
+        assert_eq!(answers[1].as_ref().unwrap(), &20);
+        let status = answers[2].as_ref().unwrap_err();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert_eq!(status.message(), "messages[2]: items[0]: zero");
+    }
+
+    #[tokio::test]
+    async fn a_slow_reader_holds_the_requests_back() {
+        let handled = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&handled);
+        let requests = tokio_stream::iter((0..1000u32).map(Ok));
+        let mut answers = answer_each(requests, move |n| {
+            let counter = Arc::clone(&counter);
+            async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+                Ok(n)
+            }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        // IN_FLIGHT answers queued, one more computed and waiting to be sent.
+        assert!(handled.load(Ordering::SeqCst) <= IN_FLIGHT + 1);
+        let mut seen = 0;
+        while let Some(answer) = answers.next().await {
+            assert_eq!(answer.unwrap(), seen);
+            seen += 1;
+        }
+        assert_eq!(seen, 1000);
+    }
+
+    #[tokio::test]
+    async fn a_malformed_request_message_is_invalid_argument() {
+        let requests = tokio_stream::iter([Err::<u32, _>(Status::internal(
+            "failed to decode Protobuf message: buffer underflow",
+        ))]);
+        let answers: Vec<_> = answer_each(requests, |n| async move { Ok(n) })
+            .collect()
+            .await;
+        assert_eq!(
+            answers[0].as_ref().unwrap_err().code(),
+            Code::InvalidArgument
+        );
+    }
+}
