@@ -59,11 +59,13 @@ where
     ReceiverStream::new(rx)
 }
 
-/// `status` with the request message's index in front of its message.
+/// `status` with the request message's index in front of its message (its
+/// details, such as the field violations, are kept).
 fn in_message(index: usize, status: Status) -> Status {
-    Status::new(
+    Status::with_details(
         status.code(),
         format!("messages[{index}]: {}", status.message()),
+        status.details().to_vec().into(),
     )
 }
 

@@ -145,10 +145,12 @@ impl MemoryBudget {
     /// reserves it from the in-flight budget; refuses with RESOURCE_EXHAUSTED.
     pub fn reserve(&self, cost: &BatchCost) -> Result<Reservation, Status> {
         let per_item = |total: usize| total.div_ceil(cost.items.max(1)).max(1);
+        // How many items of this batch's average size fit both limits.
+        let fits = (self.max_message_bytes / per_item(cost.answer_bytes))
+            .min(self.per_request / per_item(cost.memory));
         // 5 bytes of gRPC framing, a few for the repeated field's tag and length.
         let answer = cost.answer_bytes.saturating_add(16);
         if answer > self.max_message_bytes {
-            let fits = self.max_message_bytes / per_item(cost.answer_bytes);
             return Err(Status::resource_exhausted(format!(
                 "{}: the answer to {} items can reach {}, over the message limit of {} \
                  (--max-message-bytes): {}",
@@ -160,7 +162,6 @@ impl MemoryBudget {
             )));
         }
         if cost.memory > self.per_request {
-            let fits = self.per_request / per_item(cost.memory);
             return Err(Status::resource_exhausted(format!(
                 "{}: {} items need up to {} of memory, over the per-request budget of {} \
                  (--max-request-memory): {}",

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use deckhand::batch_stream::AnswerStream;
 use deckhand::proto::handops::v1 as pb;
 use deckhand::server::{self, GraceExpired, ServerConfig, Services};
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
@@ -49,6 +50,31 @@ impl HandOpsService for Probe {
         &self,
         _: Request<pb::LegalMovesRequest>,
     ) -> Result<Response<pb::LegalMovesResponse>, Status> {
+        Err(Status::unimplemented("not in the probe"))
+    }
+
+    type ContainsStreamStream = AnswerStream<pb::ContainsResponse>;
+    type RemoveStreamStream = AnswerStream<pb::RemoveResponse>;
+    type ClassifyStreamStream = AnswerStream<pb::ClassifyResponse>;
+
+    async fn contains_stream(
+        &self,
+        _: Request<tonic::Streaming<pb::ContainsRequest>>,
+    ) -> Result<Response<Self::ContainsStreamStream>, Status> {
+        Err(Status::unimplemented("not in the probe"))
+    }
+
+    async fn remove_stream(
+        &self,
+        _: Request<tonic::Streaming<pb::RemoveRequest>>,
+    ) -> Result<Response<Self::RemoveStreamStream>, Status> {
+        Err(Status::unimplemented("not in the probe"))
+    }
+
+    async fn classify_stream(
+        &self,
+        _: Request<tonic::Streaming<pb::ClassifyRequest>>,
+    ) -> Result<Response<Self::ClassifyStreamStream>, Status> {
         Err(Status::unimplemented("not in the probe"))
     }
 }

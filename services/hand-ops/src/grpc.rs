@@ -1,10 +1,12 @@
 //! gRPC adapter of the hand-ops engine: validates and translates protobuf
 //! messages, calls the engine, translates back. No game logic lives here.
 
+use deckhand::batch_stream::{answer_each, AnswerStream};
+use deckhand::budget::{BatchCost, MemoryBudget};
 use deckhand::pool::{self, Cost};
 use deckhand::proto::handops::v1 as pb;
 use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid, Violations};
-use tonic::{Request, Response, Status};
+use tonic::{Request, Response, Status, Streaming};
 
 use deckhand_handops::{beating_plays, classify, legal_plays, CardsVector, Play, PlayKind};
 
@@ -19,6 +21,7 @@ pub const DEFAULT_MAX_BATCH: usize = 100_000;
 #[derive(Debug, Clone)]
 pub struct HandOps {
     max_batch: usize,
+    budget: MemoryBudget,
 }
 
 impl Default for HandOps {
@@ -29,7 +32,16 @@ impl Default for HandOps {
 
 impl HandOps {
     pub fn new(max_batch: usize) -> Self {
-        HandOps { max_batch }
+        HandOps {
+            max_batch,
+            budget: MemoryBudget::default(),
+        }
+    }
+
+    /// Batches are checked against `budget` before they run.
+    pub fn with_budget(mut self, budget: MemoryBudget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// The tonic server of this service with the message-size limit applied.
@@ -38,6 +50,41 @@ impl HandOps {
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes)
     }
+}
+
+// Memory bounds per item for the budget: the decoded message (a `Hand` is 32
+// bytes plus its text), the converted cards, the answer in memory and encoded.
+/// A decoded `HandPair` and its two converted hands.
+const PAIR_BYTES: usize = 2 * 32 + 2 * 8 + 32;
+
+fn text_len(hand: Option<&pb::Hand>) -> usize {
+    match hand.and_then(|h| h.cards.as_ref()) {
+        Some(pb::hand::Cards::Text(text)) => text.len(),
+        _ => 0,
+    }
+}
+
+/// The cost of a pairs batch whose answer is `answer_bytes` per pair encoded
+/// and `answer_memory` in memory.
+fn pairs_cost(
+    request_pairs: &[pb::HandPair],
+    packed: usize,
+    answer_memory: usize,
+    answer_bytes: usize,
+    stream_form: &'static str,
+) -> BatchCost {
+    let field = if packed > 0 { "packed" } else { "pairs" };
+    let mut cost = BatchCost::new(field, Some(stream_form));
+    for pair in request_pairs {
+        let text = text_len(pair.hand.as_ref()) + text_len(pair.part.as_ref());
+        cost.item(
+            PAIR_BYTES + text + answer_memory + answer_bytes,
+            answer_bytes,
+        );
+    }
+    // Packed pairs: two u64 decoded, two converted.
+    cost.items(packed, 32 + answer_memory + answer_bytes, answer_bytes);
+    cost
 }
 
 /// Converts a wire hand into cards; `field` names it in errors (e.g.
@@ -143,7 +190,12 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         request: Request<pb::ContainsRequest>,
     ) -> Result<Response<pb::ContainsResponse>, Status> {
         let (request, max) = (request.into_inner(), self.max_batch);
-        let cost = Cost(request.pairs.len() + request.packed.as_ref().map_or(0, |p| p.hands.len()));
+        let packed = request.packed.as_ref().map_or(0, |p| p.hands.len());
+        // A bool a pair: one byte in memory and packed on the wire.
+        let _reserved =
+            self.budget
+                .reserve(&pairs_cost(&request.pairs, packed, 1, 1, "ContainsStream"))?;
+        let cost = Cost(request.pairs.len() + packed);
         let contains = pool::run(cost, move || -> Result<_, Violations> {
             let pairs = match &request.packed {
                 Some(packed) if request.pairs.is_empty() => packed_pairs(packed, max)?,
@@ -168,6 +220,10 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         request: Request<pb::RemoveRequest>,
     ) -> Result<Response<pb::RemoveResponse>, Status> {
         let (request, max) = (request.into_inner(), self.max_batch);
+        // A packed Hand a pair: 32 bytes in memory, 11 encoded plus the field's 2.
+        let _reserved =
+            self.budget
+                .reserve(&pairs_cost(&request.pairs, 0, 32, 13, "RemoveStream"))?;
         let remaining = pool::run(Cost(request.pairs.len()), move || {
             let pairs = pairs(&request.pairs, max)?;
             collect_batch(pairs.iter().enumerate().map(|(i, (hand, part))| {
@@ -192,6 +248,13 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
     ) -> Result<Response<pb::ClassifyResponse>, Status> {
         let (hands, max) = (request.into_inner().hands, self.max_batch);
         check_batch("hands", hands.len(), max)?;
+        // A Classification: a Move with two short strings, about 160 bytes in
+        // memory; at most 48 encoded (20 cards of text, the packed value, ...).
+        let mut cost = BatchCost::new("hands", Some("ClassifyStream"));
+        for hand in &hands {
+            cost.item(32 + text_len(Some(hand)) + 8 + 160 + 48, 48);
+        }
+        let _reserved = self.budget.reserve(&cost)?;
         let results = pool::run(Cost(hands.len()), move || {
             collect_batch(hands.iter().enumerate().map(|(i, h)| {
                 let play = classify(cards(Some(h), || format!("hands[{i}]"))?);
@@ -229,5 +292,44 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         .await?;
         let moves = plays.iter().map(to_move).collect();
         Ok(Response::new(pb::LegalMovesResponse { moves }))
+    }
+
+    type ContainsStreamStream = AnswerStream<pb::ContainsResponse>;
+
+    async fn contains_stream(
+        &self,
+        request: Request<Streaming<pb::ContainsRequest>>,
+    ) -> Result<Response<Self::ContainsStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.contains(Request::new(m)).await?.into_inner()) }
+        })))
+    }
+
+    type RemoveStreamStream = AnswerStream<pb::RemoveResponse>;
+
+    async fn remove_stream(
+        &self,
+        request: Request<Streaming<pb::RemoveRequest>>,
+    ) -> Result<Response<Self::RemoveStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.remove(Request::new(m)).await?.into_inner()) }
+        })))
+    }
+
+    type ClassifyStreamStream = AnswerStream<pb::ClassifyResponse>;
+
+    async fn classify_stream(
+        &self,
+        request: Request<Streaming<pb::ClassifyRequest>>,
+    ) -> Result<Response<Self::ClassifyStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.classify(Request::new(m)).await?.into_inner()) }
+        })))
     }
 }

@@ -22,7 +22,9 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     deckhand::telemetry::init(args.server.log_format);
     let config = args.server.into_config(DEFAULT_PORT)?;
-    let service = HandOps::new(args.max_batch).into_server(config.max_message_bytes);
+    let service = HandOps::new(args.max_batch)
+        .with_budget(config.memory_budget())
+        .into_server(config.max_message_bytes);
     let name = <hand_ops::grpc::HandOpsServiceServer<HandOps> as NamedService>::NAME;
     server::run(config, Services::new(Routes::new(service), &[name])).await
 }

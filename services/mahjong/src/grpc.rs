@@ -1,12 +1,14 @@
 //! gRPC adapter of the mahjong engine: validates and translates protobuf
 //! messages, calls the engine, translates back. No game logic lives here.
 
+use deckhand::batch_stream::{answer_each, AnswerStream};
+use deckhand::budget::{BatchCost, MemoryBudget};
 use deckhand::pool::{self, Cost};
 use deckhand::proto::mahjong::v1 as pb;
 use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid};
 use std::convert::Infallible;
 
-use tonic::{Request, Response, Status};
+use tonic::{Request, Response, Status, Streaming};
 
 use deckhand_mahjong::{check_win, shanten, waits, Decomposition, Form, Tile, TileCounts};
 
@@ -21,7 +23,34 @@ pub const DEFAULT_MAX_BATCH: usize = 100_000;
 #[derive(Debug, Clone)]
 pub struct Mahjong {
     max_batch: usize,
+    budget: MemoryBudget,
 }
+
+/// Bounds on one hand's answer for the memory budget: (in memory, encoded).
+/// A win check lists its decompositions (a handful at most, each a few tile
+/// lists); waits are at most the 34 tile kinds; shanten is four numbers.
+#[derive(Clone, Copy)]
+struct AnswerBound {
+    memory: usize,
+    encoded: usize,
+    stream_form: &'static str,
+}
+
+const CHECK_WIN: AnswerBound = AnswerBound {
+    memory: 4 * 160 + 32,
+    encoded: 4 * 48 + 8,
+    stream_form: "CheckWinStream",
+};
+const SHANTEN: AnswerBound = AnswerBound {
+    memory: 24,
+    encoded: 24,
+    stream_form: "ShantenStream",
+};
+const WAITS: AnswerBound = AnswerBound {
+    memory: 34 * 48 + 24,
+    encoded: 34 * 10 + 4,
+    stream_form: "WaitsStream",
+};
 
 impl Default for Mahjong {
     fn default() -> Self {
@@ -31,7 +60,16 @@ impl Default for Mahjong {
 
 impl Mahjong {
     pub fn new(max_batch: usize) -> Self {
-        Mahjong { max_batch }
+        Mahjong {
+            max_batch,
+            budget: MemoryBudget::default(),
+        }
+    }
+
+    /// Batches are checked against `budget` before they run.
+    pub fn with_budget(mut self, budget: MemoryBudget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// The tonic server of this service with the message-size limit applied.
@@ -45,13 +83,32 @@ impl Mahjong {
     /// `answer`, in request order, on the CPU pool by its policy (a hand
     /// costs about one unit). An error of `answer` is about the hand itself;
     /// a failed batch names every bad hand.
-    async fn batch<T, E, F>(&self, hands: Vec<pb::Hand>, answer: F) -> Result<Vec<T>, Status>
+    async fn batch<T, E, F>(
+        &self,
+        hands: Vec<pb::Hand>,
+        bound: AnswerBound,
+        answer: F,
+    ) -> Result<Vec<T>, Status>
     where
         T: Send + 'static,
         E: std::fmt::Display,
         F: Fn(&TileCounts) -> Result<T, E> + Send + 'static,
     {
         check_batch("hands", hands.len(), self.max_batch)?;
+        // A decoded hand is 32 bytes plus its text or counts; 34 converted.
+        let mut cost = BatchCost::new("hands", Some(bound.stream_form));
+        for hand in &hands {
+            let input = match &hand.tiles {
+                Some(pb::hand::Tiles::Text(text)) => text.len(),
+                Some(pb::hand::Tiles::Counts(counts)) => counts.len(),
+                None => 0,
+            };
+            cost.item(
+                32 + input + 34 + bound.memory + bound.encoded,
+                bound.encoded,
+            );
+        }
+        let _reserved = self.budget.reserve(&cost)?;
         let hands_len = hands.len();
         let work = move || {
             collect_batch(hands.iter().enumerate().map(|(i, hand)| {
@@ -105,7 +162,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         request: Request<pb::CheckWinRequest>,
     ) -> Result<Response<pb::CheckWinResponse>, Status> {
         let results = self
-            .batch(request.into_inner().hands, |hand| {
+            .batch(request.into_inner().hands, CHECK_WIN, |hand| {
                 let result = check_win(hand);
                 Ok::<_, Infallible>(pb::WinResult {
                     win: result.win,
@@ -121,7 +178,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         request: Request<pb::ShantenRequest>,
     ) -> Result<Response<pb::ShantenResponse>, Status> {
         let results = self
-            .batch(request.into_inner().hands, |hand| {
+            .batch(request.into_inner().hands, SHANTEN, |hand| {
                 let s = shanten(hand);
                 Ok::<_, Infallible>(pb::ShantenResult {
                     standard: i32::from(s.standard),
@@ -139,7 +196,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         request: Request<pb::WaitsRequest>,
     ) -> Result<Response<pb::WaitsResponse>, Status> {
         let results = self
-            .batch(request.into_inner().hands, |hand| {
+            .batch(request.into_inner().hands, WAITS, |hand| {
                 let waits = waits(hand)?;
                 Ok::<_, deckhand_mahjong::HandError>(pb::WaitsResult {
                     waits: waits
@@ -163,5 +220,44 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         let results =
             crate::score::score_batch(request.into_inner().situations, self.max_batch).await?;
         Ok(Response::new(pb::ScoreResponse { results }))
+    }
+
+    type CheckWinStreamStream = AnswerStream<pb::CheckWinResponse>;
+
+    async fn check_win_stream(
+        &self,
+        request: Request<Streaming<pb::CheckWinRequest>>,
+    ) -> Result<Response<Self::CheckWinStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.check_win(Request::new(m)).await?.into_inner()) }
+        })))
+    }
+
+    type ShantenStreamStream = AnswerStream<pb::ShantenResponse>;
+
+    async fn shanten_stream(
+        &self,
+        request: Request<Streaming<pb::ShantenRequest>>,
+    ) -> Result<Response<Self::ShantenStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.shanten(Request::new(m)).await?.into_inner()) }
+        })))
+    }
+
+    type WaitsStreamStream = AnswerStream<pb::WaitsResponse>;
+
+    async fn waits_stream(
+        &self,
+        request: Request<Streaming<pb::WaitsRequest>>,
+    ) -> Result<Response<Self::WaitsStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.waits(Request::new(m)).await?.into_inner()) }
+        })))
     }
 }

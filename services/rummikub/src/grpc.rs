@@ -29,10 +29,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use deckhand::batch_stream::{answer_each, AnswerStream};
+use deckhand::budget::{BatchCost, MemoryBudget};
 use deckhand::pool::{self, Cost};
 use deckhand::proto::rummikub::v1 as pb;
 use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid};
-use tonic::{Request, Response, Status};
+use tonic::{Request, Response, Status, Streaming};
 
 use deckhand_rummikub::{Error, Meld, MeldKind, Objective, RawRules, RuleSet, Solver, Tile};
 
@@ -53,6 +55,7 @@ const MIN_CHUNK: usize = 64;
 pub struct Rummikub {
     max_batch: usize,
     solvers: Arc<SolverPool>,
+    budget: MemoryBudget,
 }
 
 impl std::fmt::Debug for Rummikub {
@@ -75,7 +78,14 @@ impl Rummikub {
         Rummikub {
             max_batch,
             solvers: Arc::new(SolverPool::new(2 * pool::size())),
+            budget: MemoryBudget::default(),
         }
+    }
+
+    /// Batches are checked against `budget` before they run.
+    pub fn with_budget(mut self, budget: MemoryBudget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// The tonic server of this service with the message-size limit applied.
@@ -84,6 +94,24 @@ impl Rummikub {
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes)
     }
+}
+
+/// The memory bound of an ArrangeBatch, from each item's tile count `n`:
+/// the decoded item (a String of 24 bytes plus a 16-byte allocation per
+/// tile, and the struct), the validated job, the answer in memory (every tile
+/// twice as a String, in `tiles` and `represents`, and up to n/3 melds) and
+/// encoded (measured 9 bytes per tile for a full game; 12 bounds it).
+fn arrange_batch_cost(items: &[pb::ArrangeRequest]) -> BatchCost {
+    let mut cost = BatchCost::new("items", Some("ArrangeBatchStream"));
+    for item in items {
+        let n = item.tiles.len();
+        let encoded = 12 * n + 8;
+        cost.item(
+            128 + 40 * n + (n + 64) + (80 * n + 20 * n + 32) + encoded,
+            encoded,
+        );
+    }
+    cost
 }
 
 // ---------------------------------------------------------------------------
@@ -350,6 +378,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
     ) -> Result<Response<pb::ArrangeBatchResponse>, Status> {
         let items = request.into_inner().items;
         check_batch("items", items.len(), self.max_batch)?;
+        let _reserved = self.budget.reserve(&arrange_batch_cost(&items))?;
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancel));
 
@@ -391,6 +420,19 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         let solvers = Arc::clone(&self.solvers);
         let response = pool::run(Cost::HEAVY, move || job.solve(&solvers)).await??;
         Ok(Response::new(response))
+    }
+
+    type ArrangeBatchStreamStream = AnswerStream<pb::ArrangeBatchResponse>;
+
+    async fn arrange_batch_stream(
+        &self,
+        request: Request<Streaming<pb::ArrangeBatchRequest>>,
+    ) -> Result<Response<Self::ArrangeBatchStreamStream>, Status> {
+        let service = self.clone();
+        Ok(Response::new(answer_each(request.into_inner(), move |m| {
+            let service = service.clone();
+            async move { Ok(service.arrange_batch(Request::new(m)).await?.into_inner()) }
+        })))
     }
 }
 

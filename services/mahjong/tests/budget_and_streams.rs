@@ -1,0 +1,77 @@
+//! The stream forms of the mahjong batches answer message by message, in
+//! order, like the unary batches.
+
+use deckhand::proto::mahjong::v1 as pb;
+use deckhand::server::{spawn, ServerConfig, Services};
+use mahjong::grpc::{Mahjong, MahjongServiceServer};
+use pb::mahjong_service_client::MahjongServiceClient;
+use tonic::codegen::tokio_stream::{self, StreamExt};
+use tonic::server::NamedService;
+use tonic::service::Routes;
+
+const SERVICE: &str = <MahjongServiceServer<Mahjong> as NamedService>::NAME;
+
+fn hands(texts: &[&str]) -> Vec<pb::Hand> {
+    texts
+        .iter()
+        .map(|t| pb::Hand {
+            tiles: Some(pb::hand::Tiles::Text(t.to_string())),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn stream_forms_answer_like_the_batches() {
+    let config = ServerConfig::loopback();
+    let service = Mahjong::default()
+        .with_budget(config.memory_budget())
+        .into_server(config.max_message_bytes);
+    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
+        .await
+        .unwrap();
+    let mut client = MahjongServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .unwrap();
+    let texts = ["11122233344455m", "1112345678999m", "123m456p789s1122z"];
+
+    let request = move |i: usize| pb::ShantenRequest {
+        hands: hands(&texts[i % 3..]),
+    };
+    let mut answers = client
+        .shanten_stream(tokio_stream::iter((0..6).map(request)))
+        .await
+        .unwrap()
+        .into_inner();
+    for i in 0..6 {
+        let expected = client.shanten(request(i)).await.unwrap().into_inner();
+        assert_eq!(answers.next().await.unwrap().unwrap(), expected);
+    }
+    assert!(answers.next().await.is_none());
+
+    let win = pb::CheckWinRequest {
+        hands: hands(&texts),
+    };
+    let expected = client.check_win(win.clone()).await.unwrap().into_inner();
+    let mut answers = client
+        .check_win_stream(tokio_stream::iter([win.clone(), win]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answers.next().await.unwrap().unwrap(), expected);
+    assert_eq!(answers.next().await.unwrap().unwrap(), expected);
+
+    let waits = pb::WaitsRequest {
+        hands: hands(&["1112345678999m", "12x"]),
+    };
+    let mut answers = client
+        .waits_stream(tokio_stream::iter([waits]))
+        .await
+        .unwrap()
+        .into_inner();
+    let status = answers.next().await.unwrap().expect_err("bad hand");
+    assert!(
+        status.message().starts_with("messages[0]: hands[1]"),
+        "{status:?}"
+    );
+    server.shutdown().await.unwrap();
+}
