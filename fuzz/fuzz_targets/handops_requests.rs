@@ -1,0 +1,43 @@
+//! Every hand-ops request message: arbitrary bytes decoded as the request of
+//! the RPC the first byte picks, then passed to the service's handler.
+#![no_main]
+
+mod common;
+
+use deckhand::proto::handops::v1 as pb;
+use hand_ops::grpc::HandOps;
+use libfuzzer_sys::fuzz_target;
+use pb::hand_ops_service_server::HandOpsService;
+use prost::Message;
+use tonic::Request;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&rpc, bytes)) = data.split_first() else {
+        return;
+    };
+    let service = HandOps::default();
+    common::block_on(async {
+        match rpc % 4 {
+            0 => {
+                if let Ok(m) = pb::ContainsRequest::decode(bytes) {
+                    common::check(service.contains(Request::new(m)).await);
+                }
+            }
+            1 => {
+                if let Ok(m) = pb::RemoveRequest::decode(bytes) {
+                    common::check(service.remove(Request::new(m)).await);
+                }
+            }
+            2 => {
+                if let Ok(m) = pb::ClassifyRequest::decode(bytes) {
+                    common::check(service.classify(Request::new(m)).await);
+                }
+            }
+            _ => {
+                if let Ok(m) = pb::LegalMovesRequest::decode(bytes) {
+                    common::check(service.legal_moves(Request::new(m)).await);
+                }
+            }
+        }
+    });
+});

@@ -1,0 +1,38 @@
+//! Every rummikub request message: arbitrary bytes decoded as the request of
+//! the RPC the first byte picks, then passed to the service's handler.
+#![no_main]
+
+mod common;
+
+use deckhand::proto::rummikub::v1 as pb;
+use libfuzzer_sys::fuzz_target;
+use pb::rummikub_service_server::RummikubService;
+use prost::Message;
+use rummikub::grpc::Rummikub;
+use tonic::Request;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&rpc, bytes)) = data.split_first() else {
+        return;
+    };
+    let service = Rummikub::default();
+    common::block_on(async {
+        match rpc % 3 {
+            0 => {
+                if let Ok(m) = pb::ArrangeRequest::decode(bytes) {
+                    common::check(service.arrange(Request::new(m)).await);
+                }
+            }
+            1 => {
+                if let Ok(m) = pb::ArrangeBatchRequest::decode(bytes) {
+                    common::check(service.arrange_batch(Request::new(m)).await);
+                }
+            }
+            _ => {
+                if let Ok(m) = pb::BestMoveRequest::decode(bytes) {
+                    common::check(service.best_move(Request::new(m)).await);
+                }
+            }
+        }
+    });
+});
