@@ -1,13 +1,16 @@
 //! Worker discovery and one driver task per worker.
 //!
-//! Workers come from a static list and from DNS names that resolve to many
-//! addresses (a Kubernetes headless Service), re-resolved periodically. Each
+//! Workers come from a static list, from DNS names that resolve to many
+//! addresses (a Kubernetes headless Service), re-resolved periodically, and
+//! from the workers themselves (`Heartbeat`): a registered worker is forgotten
+//! after `heartbeat_timeout` without one. A drained worker finishes the leases
+//! it holds, takes no new one and is let go. Each
 //! worker gets a driver: it checks the worker with `Status`, then runs
 //! `leases_per_worker` lease loops; a broken stream or a silent worker puts the
 //! lease back in the queue and the driver retries the worker with a backoff,
 //! so a worker that comes back rejoins.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,6 +19,7 @@ use deckhand::preferans::JOB_ID_HEADER;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+use tokio_util::sync::CancellationToken;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
@@ -25,8 +29,14 @@ use crate::scheduler::{Lease, Scheduler};
 /// What the coordinator knows of one worker.
 pub struct Worker {
     pub address: String,
+    pub source: pb::WorkerSource,
     state: Mutex<WorkerState>,
     pub solved: AtomicU64,
+    /// Cancelled to drain: leases in flight finish, no new one is taken.
+    drain: CancellationToken,
+    /// Cancelled when the worker is forgotten (missed heartbeats): leases in
+    /// flight are given back at once.
+    stop: CancellationToken,
 }
 
 struct WorkerState {
@@ -41,12 +51,17 @@ struct WorkerState {
     rate_mark: (Instant, u64),
     /// Still listed by discovery.
     listed: bool,
+    /// Last heartbeat of a registered worker.
+    heartbeat: Instant,
 }
 
 impl Worker {
-    fn new(address: String) -> Worker {
+    fn new(address: String, source: pb::WorkerSource) -> Worker {
         Worker {
             address,
+            source,
+            drain: CancellationToken::new(),
+            stop: CancellationToken::new(),
             state: Mutex::new(WorkerState {
                 up: false,
                 busy_leases: 0,
@@ -55,6 +70,7 @@ impl Worker {
                 rate: 0.0,
                 rate_mark: (Instant::now(), 0),
                 listed: true,
+                heartbeat: Instant::now(),
             }),
             solved: AtomicU64::new(0),
         }
@@ -83,11 +99,7 @@ impl Worker {
             };
             state.rate_mark = (Instant::now(), solved);
         }
-        let worker_state = match (state.up, state.busy_leases) {
-            (false, _) => pb::WorkerState::Down,
-            (true, 0) => pb::WorkerState::Idle,
-            (true, _) => pb::WorkerState::Busy,
-        };
+        let worker_state = self.state_of(&state);
         let trumps = if state.tables.is_empty() {
             state.held.map(|s| s.to_string()).unwrap_or_default()
         } else {
@@ -99,7 +111,27 @@ impl Worker {
             trumps,
             layouts_per_second: state.rate,
             layouts_solved: solved,
+            source: self.source as i32,
+            heartbeat_age_seconds: if self.source == pb::WorkerSource::Registered {
+                state.heartbeat.elapsed().as_secs_f64()
+            } else {
+                0.0
+            },
         }
+    }
+
+    fn state_of(&self, state: &WorkerState) -> pb::WorkerState {
+        match (state.up, state.busy_leases) {
+            _ if self.drain.is_cancelled() => pb::WorkerState::Draining,
+            (false, _) => pb::WorkerState::Down,
+            (true, 0) => pb::WorkerState::Idle,
+            (true, _) => pb::WorkerState::Busy,
+        }
+    }
+
+    /// Idle, busy, down or draining.
+    pub fn worker_state(&self) -> pb::WorkerState {
+        self.state_of(&self.state())
     }
 
     pub fn is_up(&self) -> bool {
@@ -111,14 +143,90 @@ impl Worker {
 pub struct Registry {
     scheduler: Arc<Scheduler>,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
+    /// Listed workers that were drained: discovery does not bring them back
+    /// while they stay listed.
+    drained: Mutex<BTreeSet<String>>,
+}
+
+/// Why the registry refused a heartbeat or a drain.
+#[derive(Debug, thiserror::Error)]
+pub enum MembershipError {
+    #[error("address: {0:?} is not HOST:PORT")]
+    BadAddress(String),
+    #[error("address: no worker {0:?} is known")]
+    Unknown(String),
+}
+
+impl From<MembershipError> for Status {
+    fn from(e: MembershipError) -> Status {
+        match e {
+            MembershipError::BadAddress(_) => Status::invalid_argument(e.to_string()),
+            MembershipError::Unknown(_) => Status::not_found(e.to_string()),
+        }
+    }
 }
 
 impl Registry {
     pub fn new(scheduler: Arc<Scheduler>) -> Arc<Registry> {
-        Arc::new(Registry {
+        let registry = Arc::new(Registry {
             scheduler,
             workers: Mutex::new(BTreeMap::new()),
-        })
+            drained: Mutex::new(BTreeSet::new()),
+        });
+        tokio::spawn(forget_silent(Arc::downgrade(&registry)));
+        registry
+    }
+
+    /// A registered worker's heartbeat: registers it the first time, and
+    /// drains it when it says it is shutting down.
+    pub fn heartbeat(
+        self: &Arc<Self>,
+        address: &str,
+        draining: bool,
+    ) -> Result<(), MembershipError> {
+        let valid = address.len() <= 256
+            && address.rsplit_once(':').is_some_and(|(host, port)| {
+                !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
+            });
+        if !valid {
+            return Err(MembershipError::BadAddress(address.to_string()));
+        }
+        let mut workers = self.workers();
+        if let Some(worker) = workers.get(address) {
+            worker.state().heartbeat = Instant::now();
+            if draining && !worker.drain.is_cancelled() {
+                tracing::info!(worker = %address, "worker is shutting down; draining it");
+                worker.drain.cancel();
+            }
+        } else if !draining {
+            self.drained().remove(address);
+            let worker = Arc::new(Worker::new(
+                address.to_string(),
+                pb::WorkerSource::Registered,
+            ));
+            workers.insert(address.to_string(), worker.clone());
+            tracing::info!(worker = %address, "worker registered");
+            tokio::spawn(drive(self.clone(), worker));
+        }
+        Ok(())
+    }
+
+    /// Drains a worker: its leases in flight finish, it gets no new one.
+    pub fn drain(&self, address: &str) -> Result<(), MembershipError> {
+        let worker = self
+            .workers()
+            .get(address)
+            .cloned()
+            .ok_or_else(|| MembershipError::Unknown(address.to_string()))?;
+        if !worker.drain.is_cancelled() {
+            tracing::info!(worker = %address, "draining worker");
+            worker.drain.cancel();
+        }
+        Ok(())
+    }
+
+    fn drained(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        self.drained.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn workers(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<Worker>>> {
@@ -134,15 +242,21 @@ impl Registry {
     }
 
     /// Makes the registry hold exactly `addresses` (plus down workers that are
-    /// still being retried): new ones get a driver; vanished ones stop once idle.
-    pub fn sync(self: &Arc<Self>, addresses: &[String]) {
+    /// still being retried, and registered workers): new ones get a driver;
+    /// vanished ones stop once idle. `source` says where the address came from.
+    pub fn sync(self: &Arc<Self>, addresses: &[(String, pb::WorkerSource)]) {
         let mut workers = self.workers();
+        let listed = |a: &String| addresses.iter().any(|(b, _)| a == b);
         for worker in workers.values() {
-            worker.state().listed = addresses.contains(&worker.address);
+            if worker.source != pb::WorkerSource::Registered {
+                worker.state().listed = listed(&worker.address);
+            }
         }
-        for address in addresses {
-            if !workers.contains_key(address) {
-                let worker = Arc::new(Worker::new(address.clone()));
+        let mut drained = self.drained();
+        drained.retain(|a| listed(a));
+        for (address, source) in addresses {
+            if !workers.contains_key(address) && !drained.contains(address) {
+                let worker = Arc::new(Worker::new(address.clone(), *source));
                 workers.insert(address.clone(), worker.clone());
                 tracing::info!(worker = %address, "worker discovered");
                 tokio::spawn(drive(self.clone(), worker));
@@ -150,8 +264,35 @@ impl Registry {
         }
     }
 
-    fn forget(&self, address: &str) {
-        self.workers().remove(address);
+    /// Removes `worker` (not a newer worker registered at the same address).
+    fn forget(&self, worker: &Arc<Worker>) {
+        let mut workers = self.workers();
+        if workers
+            .get(&worker.address)
+            .is_some_and(|w| Arc::ptr_eq(w, worker))
+        {
+            workers.remove(&worker.address);
+        }
+    }
+}
+
+/// Forgets registered workers whose heartbeats stopped (once a second, while
+/// the registry lives); their leases in flight go back to the queue.
+async fn forget_silent(registry: std::sync::Weak<Registry>) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let Some(registry) = registry.upgrade() else {
+            return;
+        };
+        let timeout = registry.scheduler.config.heartbeat_timeout;
+        for worker in registry.list() {
+            let silent = worker.state().heartbeat.elapsed();
+            if worker.source == pb::WorkerSource::Registered && silent > timeout {
+                tracing::warn!(worker = %worker.address, silent_secs = silent.as_secs_f64(), "no heartbeat; forgetting the worker");
+                worker.stop.cancel();
+                registry.forget(&worker);
+            }
+        }
     }
 }
 
@@ -163,15 +304,20 @@ pub async fn discover(
     interval: Duration,
 ) {
     loop {
-        let mut addresses = fixed.clone();
+        let mut addresses: Vec<_> = fixed
+            .iter()
+            .map(|a| (a.clone(), pb::WorkerSource::Static))
+            .collect();
         for name in &dns {
             match tokio::net::lookup_host(name.as_str()).await {
-                Ok(found) => addresses.extend(found.map(|a| a.to_string())),
+                Ok(found) => {
+                    addresses.extend(found.map(|a| (a.to_string(), pb::WorkerSource::Dns)))
+                }
                 Err(e) => tracing::warn!(name, error = %e, "worker DNS lookup failed"),
             }
         }
         addresses.sort();
-        addresses.dedup();
+        addresses.dedup_by(|a, b| a.0 == b.0);
         registry.sync(&addresses);
         tokio::time::sleep(interval).await;
     }
@@ -184,16 +330,27 @@ fn client(channel: Channel) -> PreferansWorkerServiceClient<Channel> {
 }
 
 /// Connects and asks for the worker's status; records its tables.
-async fn check(worker: &Worker) -> Result<PreferansWorkerServiceClient<Channel>, Status> {
+async fn check(
+    worker: &Worker,
+    keepalive: Option<Duration>,
+) -> Result<PreferansWorkerServiceClient<Channel>, Status> {
     let url = if worker.address.contains("://") {
         worker.address.clone()
     } else {
         format!("http://{}", worker.address)
     };
-    let channel = Endpoint::from_shared(url)
+    let mut endpoint = Endpoint::from_shared(url)
         .map_err(|e| Status::invalid_argument(e.to_string()))?
         .connect_timeout(Duration::from_secs(3))
-        .tcp_nodelay(true)
+        .tcp_nodelay(true);
+    if let Some(keepalive) = keepalive {
+        // A partitioned or frozen worker sends no reset: pings notice it.
+        endpoint = endpoint
+            .http2_keep_alive_interval(keepalive)
+            .keep_alive_timeout(keepalive)
+            .keep_alive_while_idle(true);
+    }
+    let channel = endpoint
         .connect()
         .await
         .map_err(|e| Status::unavailable(e.to_string()))?;
@@ -214,23 +371,34 @@ async fn check(worker: &Worker) -> Result<PreferansWorkerServiceClient<Channel>,
     Ok(client)
 }
 
-/// The driver of one worker: health check, lease loops, backoff on failure.
+/// The driver of one worker: health check, lease loops, backoff on failure;
+/// it ends when the worker is drained, forgotten or no longer listed.
 async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
     let mut backoff = Duration::from_millis(250);
-    loop {
+    let keepalive = registry.scheduler.config.worker_keepalive;
+    while !worker.drain.is_cancelled() && !worker.stop.is_cancelled() {
         if !worker.state().listed && !worker.is_up() {
             tracing::info!(worker = %worker.address, "worker no longer listed; forgetting it");
-            registry.forget(&worker.address);
+            registry.forget(&worker);
             return;
         }
-        let client = match check(&worker).await {
+        let checked = tokio::select! {
+            _ = worker.stop.cancelled() => break,
+            _ = worker.drain.cancelled() => break,
+            checked = check(&worker, keepalive) => checked,
+        };
+        let client = match checked {
             Ok(client) => client,
             Err(e) => {
                 if worker.is_up() {
                     tracing::warn!(worker = %worker.address, error = %e, "worker down");
                 }
                 worker.state().up = false;
-                tokio::time::sleep(backoff).await;
+                tokio::select! {
+                    _ = worker.stop.cancelled() => break,
+                    _ = worker.drain.cancelled() => break,
+                    _ = tokio::time::sleep(backoff) => {}
+                }
                 backoff = (backoff * 2).min(Duration::from_secs(5));
                 continue;
             }
@@ -245,14 +413,33 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         for _ in 0..loops {
             tasks.spawn(lease_loop(registry.clone(), worker.clone(), client.clone()));
         }
-        // The first failing loop ends this round; the others are stopped and
-        // their leases go back to the queue.
-        if let Some(Ok(Err(e))) = tasks.join_next().await {
-            tracing::warn!(worker = %worker.address, error = %e, "worker failed; its leases return to the queue");
+        // A drain ends the loops one by one as their leases finish. The first
+        // failing loop, or forgetting the worker, ends them all: their leases
+        // go back to the queue.
+        loop {
+            let joined = tokio::select! {
+                _ = worker.stop.cancelled() => break,
+                joined = tasks.join_next() => joined,
+            };
+            match joined {
+                None => break,
+                Some(Ok(Err(e))) => {
+                    tracing::warn!(worker = %worker.address, error = %e, "worker failed; its leases return to the queue");
+                    break;
+                }
+                Some(_) => {}
+            }
         }
         tasks.shutdown().await;
         worker.state().up = false;
     }
+    if worker.drain.is_cancelled() && !worker.stop.is_cancelled() {
+        tracing::info!(worker = %worker.address, "worker drained: its leases are finished and it gets no more");
+        if worker.source != pb::WorkerSource::Registered {
+            registry.drained().insert(worker.address.clone());
+        }
+    }
+    registry.forget(&worker);
 }
 
 /// Takes leases and runs them on the worker until one fails.
@@ -263,7 +450,11 @@ async fn lease_loop(
 ) -> Result<(), Status> {
     let scheduler = &registry.scheduler;
     loop {
-        let lease = scheduler.lease(&worker.address, || worker.held()).await;
+        let lease = tokio::select! {
+            biased;
+            _ = worker.drain.cancelled() => return Ok(()),
+            lease = scheduler.lease(&worker.address, || worker.held()) => lease,
+        };
         // Give the lease back however this ends (even if this task is aborted).
         let mut guard = LeaseGuard {
             scheduler,
