@@ -4,14 +4,16 @@
 //! addresses (a Kubernetes headless Service), re-resolved periodically, and
 //! from the workers themselves (`Heartbeat`): a registered worker is forgotten
 //! after `heartbeat_timeout` without one. A drained worker finishes the leases
-//! it holds, takes no new one and is let go. Each
+//! it holds and takes no new one: a worker that drains itself to shut down is
+//! forgotten then; one drained with `DrainWorker` stays drained while it is up
+//! and is taken back once it has gone away and returns (a restart). Each
 //! worker gets a driver: it checks the worker with `Status`, then runs
 //! `leases_per_worker` lease loops; a broken stream or a silent worker puts the
 //! lease back in the queue and the driver retries the worker with a backoff,
 //! so a worker that comes back rejoins.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -32,8 +34,8 @@ pub struct Worker {
     pub source: pb::WorkerSource,
     state: Mutex<WorkerState>,
     pub solved: AtomicU64,
-    /// Cancelled to drain: leases in flight finish, no new one is taken.
-    drain: CancellationToken,
+    /// The worker said it shuts down (a draining heartbeat): forget it once drained.
+    leaving: AtomicBool,
     /// Cancelled when the worker is forgotten (missed heartbeats): leases in
     /// flight are given back at once.
     stop: CancellationToken,
@@ -53,6 +55,8 @@ struct WorkerState {
     listed: bool,
     /// Last heartbeat of a registered worker.
     heartbeat: Instant,
+    /// Cancelled to drain: leases in flight finish, no new one is taken.
+    drain: CancellationToken,
 }
 
 impl Worker {
@@ -60,7 +64,7 @@ impl Worker {
         Worker {
             address,
             source,
-            drain: CancellationToken::new(),
+            leaving: AtomicBool::new(false),
             stop: CancellationToken::new(),
             state: Mutex::new(WorkerState {
                 up: false,
@@ -71,6 +75,7 @@ impl Worker {
                 rate_mark: (Instant::now(), 0),
                 listed: true,
                 heartbeat: Instant::now(),
+                drain: CancellationToken::new(),
             }),
             solved: AtomicU64::new(0),
         }
@@ -122,7 +127,7 @@ impl Worker {
 
     fn state_of(&self, state: &WorkerState) -> pb::WorkerState {
         match (state.up, state.busy_leases) {
-            _ if self.drain.is_cancelled() => pb::WorkerState::Draining,
+            _ if state.drain.is_cancelled() => pb::WorkerState::Draining,
             (false, _) => pb::WorkerState::Down,
             (true, 0) => pb::WorkerState::Idle,
             (true, _) => pb::WorkerState::Busy,
@@ -134,6 +139,18 @@ impl Worker {
         self.state_of(&self.state())
     }
 
+    fn drain_token(&self) -> CancellationToken {
+        self.state().drain.clone()
+    }
+
+    fn start_drain(&self) {
+        let state = self.state();
+        if !state.drain.is_cancelled() {
+            tracing::info!(worker = %self.address, "draining worker: no new leases");
+            state.drain.cancel();
+        }
+    }
+
     pub fn is_up(&self) -> bool {
         self.state().up
     }
@@ -143,9 +160,6 @@ impl Worker {
 pub struct Registry {
     scheduler: Arc<Scheduler>,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
-    /// Listed workers that were drained: discovery does not bring them back
-    /// while they stay listed.
-    drained: Mutex<BTreeSet<String>>,
 }
 
 /// Why the registry refused a heartbeat or a drain.
@@ -171,7 +185,6 @@ impl Registry {
         let registry = Arc::new(Registry {
             scheduler,
             workers: Mutex::new(BTreeMap::new()),
-            drained: Mutex::new(BTreeSet::new()),
         });
         tokio::spawn(forget_silent(Arc::downgrade(&registry)));
         registry
@@ -194,12 +207,11 @@ impl Registry {
         let mut workers = self.workers();
         if let Some(worker) = workers.get(address) {
             worker.state().heartbeat = Instant::now();
-            if draining && !worker.drain.is_cancelled() {
-                tracing::info!(worker = %address, "worker is shutting down; draining it");
-                worker.drain.cancel();
+            if draining {
+                worker.leaving.store(true, Ordering::Relaxed);
+                worker.start_drain();
             }
         } else if !draining {
-            self.drained().remove(address);
             let worker = Arc::new(Worker::new(
                 address.to_string(),
                 pb::WorkerSource::Registered,
@@ -218,15 +230,8 @@ impl Registry {
             .get(address)
             .cloned()
             .ok_or_else(|| MembershipError::Unknown(address.to_string()))?;
-        if !worker.drain.is_cancelled() {
-            tracing::info!(worker = %address, "draining worker");
-            worker.drain.cancel();
-        }
+        worker.start_drain();
         Ok(())
-    }
-
-    fn drained(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
-        self.drained.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn workers(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<Worker>>> {
@@ -252,10 +257,8 @@ impl Registry {
                 worker.state().listed = listed(&worker.address);
             }
         }
-        let mut drained = self.drained();
-        drained.retain(|a| listed(a));
         for (address, source) in addresses {
-            if !workers.contains_key(address) && !drained.contains(address) {
+            if !workers.contains_key(address) {
                 let worker = Arc::new(Worker::new(address.clone(), *source));
                 workers.insert(address.clone(), worker.clone());
                 tracing::info!(worker = %address, "worker discovered");
@@ -372,19 +375,36 @@ async fn check(
 }
 
 /// The driver of one worker: health check, lease loops, backoff on failure;
-/// it ends when the worker is drained, forgotten or no longer listed.
+/// it ends when the worker is forgotten, leaves or is no longer listed.
 async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
     let mut backoff = Duration::from_millis(250);
     let keepalive = registry.scheduler.config.worker_keepalive;
-    while !worker.drain.is_cancelled() && !worker.stop.is_cancelled() {
+    while !worker.stop.is_cancelled() {
         if !worker.state().listed && !worker.is_up() {
             tracing::info!(worker = %worker.address, "worker no longer listed; forgetting it");
-            registry.forget(&worker);
-            return;
+            break;
+        }
+        let drain = worker.drain_token();
+        if drain.is_cancelled() {
+            if worker.leaving.load(Ordering::Relaxed) {
+                tracing::info!(worker = %worker.address, "worker drained and left: its leases are finished");
+                break;
+            }
+            // Drained by an operator: it stays drained while it is up, and
+            // gets work again once it has gone away and comes back.
+            tokio::select! {
+                _ = worker.stop.cancelled() => break,
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
+            if check(&worker, keepalive).await.is_err() {
+                tracing::info!(worker = %worker.address, "drained worker is gone; it gets work again when it is back");
+                worker.state().drain = CancellationToken::new();
+            }
+            continue;
         }
         let checked = tokio::select! {
             _ = worker.stop.cancelled() => break,
-            _ = worker.drain.cancelled() => break,
+            _ = drain.cancelled() => continue,
             checked = check(&worker, keepalive) => checked,
         };
         let client = match checked {
@@ -396,7 +416,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
                 worker.state().up = false;
                 tokio::select! {
                     _ = worker.stop.cancelled() => break,
-                    _ = worker.drain.cancelled() => break,
+                    _ = drain.cancelled() => {}
                     _ = tokio::time::sleep(backoff) => {}
                 }
                 backoff = (backoff * 2).min(Duration::from_secs(5));
@@ -433,12 +453,6 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         tasks.shutdown().await;
         worker.state().up = false;
     }
-    if worker.drain.is_cancelled() && !worker.stop.is_cancelled() {
-        tracing::info!(worker = %worker.address, "worker drained: its leases are finished and it gets no more");
-        if worker.source != pb::WorkerSource::Registered {
-            registry.drained().insert(worker.address.clone());
-        }
-    }
     registry.forget(&worker);
 }
 
@@ -449,10 +463,11 @@ async fn lease_loop(
     mut client: PreferansWorkerServiceClient<Channel>,
 ) -> Result<(), Status> {
     let scheduler = &registry.scheduler;
+    let drain = worker.drain_token();
     loop {
         let lease = tokio::select! {
             biased;
-            _ = worker.drain.cancelled() => return Ok(()),
+            _ = drain.cancelled() => return Ok(()),
             lease = scheduler.lease(&worker.address, || worker.held()) => lease,
         };
         // Give the lease back however this ends (even if this task is aborted).
