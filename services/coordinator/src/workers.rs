@@ -57,6 +57,8 @@ struct WorkerState {
     heartbeat: Instant,
     /// Cancelled to drain: leases in flight finish, no new one is taken.
     drain: CancellationToken,
+    /// The worker process's instance, from the last `Status` (a restart changes it).
+    instance: String,
 }
 
 impl Worker {
@@ -76,6 +78,7 @@ impl Worker {
                 listed: true,
                 heartbeat: Instant::now(),
                 drain: CancellationToken::new(),
+                instance: String::new(),
             }),
             solved: AtomicU64::new(0),
         }
@@ -370,7 +373,10 @@ async fn check(
         .collect();
     tables.sort();
     tables.dedup();
-    worker.state().tables = tables;
+    let mut state = worker.state();
+    state.tables = tables;
+    state.instance = status.instance;
+    drop(state);
     Ok(client)
 }
 
@@ -396,8 +402,13 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
                 _ = worker.stop.cancelled() => break,
                 _ = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
-            if check(&worker, keepalive).await.is_err() {
-                tracing::info!(worker = %worker.address, "drained worker is gone; it gets work again when it is back");
+            let before = worker.state().instance.clone();
+            let restarted = match check(&worker, keepalive).await {
+                Err(_) => true,
+                Ok(_) => worker.state().instance != before,
+            };
+            if restarted {
+                tracing::info!(worker = %worker.address, "drained worker went away; it gets work again when it is back");
                 worker.state().drain = CancellationToken::new();
             }
             continue;
