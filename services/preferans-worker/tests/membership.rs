@@ -142,9 +142,12 @@ async fn a_registered_worker_gets_work_and_is_forgotten_when_its_heartbeats_stop
     // No more heartbeats: forgotten after the timeout (1 s; checked once a second).
     heartbeats.abort();
     let stopped = Instant::now();
-    wait_until(&mut client, Duration::from_secs(5), "the worker forgotten", |w| {
-        w.is_empty()
-    })
+    wait_until(
+        &mut client,
+        Duration::from_secs(5),
+        "the worker forgotten",
+        |w| w.is_empty(),
+    )
     .await;
     assert!(stopped.elapsed() >= Duration::from_millis(500));
 
@@ -181,14 +184,22 @@ async fn a_worker_process_registers_itself_and_leaves_on_sigterm() {
     };
     let mut child = Command::new(env!("CARGO_BIN_EXE_preferans-worker"))
         .args(["--listen", &listen, "--threads", "1", "--table-mb", "16"])
-        .args(["--coordinator", &server.addr.to_string(), "--advertise", &listen])
+        .args([
+            "--coordinator",
+            &server.addr.to_string(),
+            "--advertise",
+            &listen,
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("worker process starts");
-    wait_until(&mut client, Duration::from_secs(20), "the worker registered", |w| {
-        w.len() == 1 && w[0].state == pb::WorkerState::Idle as i32
-    })
+    wait_until(
+        &mut client,
+        Duration::from_secs(20),
+        "the worker registered",
+        |w| w.len() == 1 && w[0].state == pb::WorkerState::Idle as i32,
+    )
     .await;
     assert_eq!(first_20000(&mut client).await, FIRST_20000);
 
@@ -198,9 +209,12 @@ async fn a_worker_process_registers_itself_and_leaves_on_sigterm() {
         .unwrap();
     assert!(term.success());
     // It says it drains, the coordinator lets it go at once, and it exits cleanly.
-    wait_until(&mut client, Duration::from_secs(10), "the worker gone", |w| {
-        w.is_empty()
-    })
+    wait_until(
+        &mut client,
+        Duration::from_secs(10),
+        "the worker gone",
+        |w| w.is_empty(),
+    )
     .await;
     assert!(child.wait().unwrap().success());
     server.shutdown().await.unwrap();
