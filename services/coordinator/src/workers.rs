@@ -168,7 +168,7 @@ pub struct Registry {
 /// Why the registry refused a heartbeat or a drain.
 #[derive(Debug, thiserror::Error)]
 pub enum MembershipError {
-    #[error("address: {0:?} is not HOST:PORT")]
+    #[error("{0:?} is not HOST:PORT")]
     BadAddress(String),
     #[error("address: no worker {0:?} is known")]
     Unknown(String),
@@ -177,7 +177,7 @@ pub enum MembershipError {
 impl From<MembershipError> for Status {
     fn from(e: MembershipError) -> Status {
         match e {
-            MembershipError::BadAddress(_) => Status::invalid_argument(e.to_string()),
+            MembershipError::BadAddress(_) => deckhand::status::Invalid::new("address", e).into(),
             MembershipError::Unknown(_) => Status::not_found(e.to_string()),
         }
     }
