@@ -3,8 +3,8 @@
 use clap::Parser;
 use deckhand::server::{self, ServerArgs, Services};
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker, DEFAULT_PORT};
-use preferans_worker::worker_metrics::register_metrics;
 use preferans_worker::membership::Membership;
+use preferans_worker::worker_metrics::register_metrics;
 use tonic::server::NamedService;
 use tonic::service::Routes;
 
