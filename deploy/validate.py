@@ -422,10 +422,21 @@ def check_k8s_facts(r: Report, docs: list[dict]) -> None:
         cports = {p.get("containerPort") for p in c.get("ports") or []}
         r.check({port, METRICS_PORT} <= cports, f"{name}: containerPorts {port} and {METRICS_PORT}",
                 str(sorted(cports)))
+        # With TLS on, probes go to the plaintext health-only listener.
+        probe_port = port_of(env["DECKHAND_HEALTH_LISTEN"]) if "DECKHAND_HEALTH_LISTEN" in env else port
+        r.check(probe_port in cports, f"{name}: containerPort {probe_port} for probes",
+                str(sorted(cports)))
+        if "DECKHAND_TLS_CERT" in env:
+            r.check(probe_port != port, f"{name}: TLS on, so probes use DECKHAND_HEALTH_LISTEN")
+        mounts = [m.get("mountPath", "") for m in c.get("volumeMounts") or []]
+        for var, value in env.items():
+            if var.startswith(("DECKHAND_TLS_", "DECKHAND_AUTH_", "DECKHAND_WORKER_")) and value.startswith("/"):
+                r.check(any(value.startswith(m.rstrip("/") + "/") for m in mounts),
+                        f"{name}: {var} lies on a mounted volume", value)
         for probe in ("readinessProbe", "livenessProbe"):
             g = (c.get(probe) or {}).get("grpc") or {}
-            r.check(g.get("port") == port and g.get("service", "") in (health, ""),
-                    f"{name}: {probe} is native gRPC on {port} ({g.get('service', '') or 'server'})",
+            r.check(g.get("port") == probe_port and g.get("service", "") in (health, ""),
+                    f"{name}: {probe} is native gRPC on {probe_port} ({g.get('service', '') or 'server'})",
                     str(c.get(probe)))
         ready = (c.get("readinessProbe") or {}).get("grpc") or {}
         r.check(ready.get("service") == health, f"{name}: readiness asks for {health}")

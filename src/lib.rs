@@ -5,14 +5,19 @@
 //! Engines live in `engines/<game>/` crates and never depend on this crate's
 //! transport types; the adapters (`grpc.rs` of each service) do.
 
+pub mod auth;
+pub mod client;
+pub mod listener;
 pub mod metrics;
 pub mod pool;
 pub mod preferans;
+pub mod reload;
 pub mod server;
 pub mod status;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tls;
 
 /// Generated protobuf messages, clients and servers.
 pub mod proto {

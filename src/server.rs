@@ -13,12 +13,14 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, Notify};
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::Routes;
 use tonic::transport::Server;
 use tonic_health::ServingStatus;
 
+use crate::auth::{AuthLayer, Tokens};
+use crate::listener::{ActivityLayer, ConnectionArgs, ConnectionLimits};
 use crate::telemetry::LogFormat;
+use crate::tls::{Security, SecurityArgs};
 
 /// Flags and environment variables shared by every service binary.
 #[derive(Debug, Clone, clap::Args)]
@@ -53,6 +55,14 @@ pub struct ServerArgs {
     /// vanished peer (partition, frozen host) is noticed within twice this (0: off).
     #[arg(long, env = "DECKHAND_KEEPALIVE_SECS", default_value_t = 4)]
     pub keepalive_secs: u64,
+    /// Also serve the health service alone on HOST:PORT, in plaintext and without
+    /// tokens, for probes that cannot speak TLS (such as the kubelet's gRPC probe).
+    #[arg(long, env = "DECKHAND_HEALTH_LISTEN")]
+    pub health_listen: Option<SocketAddr>,
+    #[command(flatten)]
+    pub security: SecurityArgs,
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
 }
 
 /// Validated server settings.
@@ -65,6 +75,9 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     pub metrics_listen: Option<SocketAddr>,
     pub keepalive: Option<Duration>,
+    pub health_listen: Option<SocketAddr>,
+    pub security: Security,
+    pub connections: ConnectionLimits,
 }
 
 impl ServerArgs {
@@ -92,6 +105,9 @@ impl ServerArgs {
             shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
             metrics_listen: self.metrics_listen,
             keepalive: (self.keepalive_secs > 0).then(|| Duration::from_secs(self.keepalive_secs)),
+            health_listen: self.health_listen,
+            security: self.security.into(),
+            connections: self.connections.into_limits()?,
         })
     }
 }
@@ -107,6 +123,9 @@ impl ServerConfig {
             shutdown_grace: Duration::from_secs(5),
             metrics_listen: None,
             keepalive: Some(Duration::from_secs(4)),
+            health_listen: None,
+            security: Security::default(),
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -182,7 +201,15 @@ pub async fn run_until(
     let listener = TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
-    tracing::info!(addr = %listener.local_addr()?, services = ?services.names, "serving");
+    let security = &config.security;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        services = ?services.names,
+        tls = security.tls.is_some(),
+        mutual_tls = security.tls.as_ref().is_some_and(|t| t.client_ca.is_some()),
+        tokens = security.auth_tokens.is_some(),
+        "serving"
+    );
     if let Some(addr) = config.metrics_listen {
         crate::metrics::serve(addr).await?;
     }
@@ -202,11 +229,29 @@ pub async fn serve(
             .set_service_status(*name, ServingStatus::Serving)
             .await;
     }
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()
-        .context("building the reflection service")?;
+    let reflection = config
+        .security
+        .reflection
+        .then(|| {
+            tonic_reflection::server::Builder::configure()
+                .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+                .build_v1()
+                .context("building the reflection service")
+        })
+        .transpose()?;
+    let interval = config.security.reload_interval;
+    let tls = (config.security.tls.as_ref())
+        .map(|files| crate::tls::reloading(files, interval))
+        .transpose()?;
+    let tokens = (config.security.auth_tokens.clone())
+        .map(|path| Tokens::reloading(path, interval))
+        .transpose()?;
+    let limits = config.connections.clone();
+    let health_only = match config.health_listen {
+        Some(addr) => Some(serve_health(addr, health_service.clone(), limits.clone()).await?),
+        None => None,
+    };
 
     let draining = Arc::new(Notify::new());
     let names = services.names.clone();
@@ -243,16 +288,20 @@ pub async fn serve(
         .concat(),
     );
     let server = Server::builder()
+        .layer(ActivityLayer)
         .layer(crate::metrics::RequestMetricsLayer::new(methods))
+        .layer(AuthLayer::new(tokens))
         .concurrency_limit_per_connection(config.concurrency_per_connection)
         .http2_keepalive_interval(config.keepalive)
         .http2_keepalive_timeout(config.keepalive)
         .timeout(config.request_timeout)
         .add_routes(services.routes)
         .add_service(health_service)
-        .add_service(reflection)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal);
+        .add_optional_service(reflection)
+        .serve_with_incoming_shutdown(crate::listener::incoming(listener, limits, tls), signal);
     tokio::pin!(server);
+    // The health-only listener lives as long as this server.
+    let _health_only = health_only.map(AbortOnDrop);
 
     tokio::select! {
         result = &mut server => return result.context("server error"),
@@ -264,6 +313,46 @@ pub async fn serve(
             tracing::warn!(grace = ?config.shutdown_grace, "grace period over; dropping unfinished requests");
             Ok(())
         }
+    }
+}
+
+/// Serves `health` alone on `addr` (plaintext, no tokens) in a background task.
+async fn serve_health<S>(
+    addr: SocketAddr,
+    health: S,
+    limits: ConnectionLimits,
+) -> anyhow::Result<JoinHandle<()>>
+where
+    S: tower::Service<
+            tonic::codegen::http::Request<tonic::body::Body>,
+            Response = tonic::codegen::http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + tonic::server::NamedService
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (--health-listen)"))?;
+    tracing::info!(%addr, "serving health checks in plaintext");
+    let server = Server::builder()
+        .add_service(health)
+        .serve_with_incoming(crate::listener::incoming(listener, limits, None));
+    Ok(tokio::spawn(async move {
+        if let Err(e) = server.await {
+            tracing::warn!(error = %e, "health listener failed");
+        }
+    }))
+}
+
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -73,6 +73,7 @@ async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningServer>
         workers: workers.iter().map(|w| w.1.clone()).collect(),
         dns: vec![],
         interval: Duration::from_secs(3600),
+        client: Default::default(),
     };
     let service = Coordinator::start(SchedulerConfig::default(), discovery).into_server(64 << 20);
     let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;

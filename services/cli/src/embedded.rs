@@ -1,10 +1,12 @@
 //! Where a subcommand's requests go: a given address, or an embedded cluster
 //! started in this process on loopback ports. Both paths run the same gRPC code.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
 use coordinator::scheduler::SchedulerConfig;
+use deckhand::client::{ClientOptions, Transport};
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
 use mahjong::grpc::{Mahjong, MahjongServiceServer};
@@ -12,15 +14,22 @@ use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use rummikub::grpc::{Rummikub, RummikubServiceServer};
 use tonic::server::NamedService;
 use tonic::service::Routes;
-use tonic::transport::{Channel, Endpoint};
 
 /// Largest message the CLI sends or accepts.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
 /// A connection to a cluster; keeps the embedded servers alive while in use.
 pub struct Target {
-    pub channel: Channel,
+    pub channel: Transport,
     embedded: Vec<RunningServer>,
+}
+
+/// How to reach remote servers (the global --ca, --cert, --key, --token).
+static REMOTE: OnceLock<ClientOptions> = OnceLock::new();
+
+/// Sets how remote servers are reached; called once, from `main`.
+pub fn set_remote_options(options: ClientOptions) {
+    let _ = REMOTE.set(options);
 }
 
 fn name<S: NamedService>(_: &S) -> &'static str {
@@ -79,6 +88,7 @@ impl Target {
             workers: vec![worker.addr.to_string()],
             dns: Vec::new(),
             interval: Duration::from_secs(3600),
+            client: Default::default(),
         };
         let coordinator: CoordinatorServiceServer<Coordinator> =
             Coordinator::start(SchedulerConfig::default(), discovery)
@@ -95,7 +105,10 @@ impl Target {
 
     async fn remote(addr: &str) -> anyhow::Result<Target> {
         Ok(Target {
-            channel: channel(addr).await?,
+            channel: REMOTE
+                .get_or_init(ClientOptions::default)
+                .connect(addr)
+                .await?,
             embedded: Vec::new(),
         })
     }
@@ -106,7 +119,8 @@ impl Target {
             .map(|s| s.addr.to_string())
             .ok_or_else(|| anyhow::anyhow!("no embedded server"))?;
         Ok(Target {
-            channel: channel(&addr).await?,
+            // Embedded servers listen on loopback in plaintext, without tokens.
+            channel: ClientOptions::default().connect(&addr).await?,
             embedded: servers,
         })
     }
@@ -119,16 +133,4 @@ impl Target {
         }
         Ok(())
     }
-}
-
-async fn channel(addr: &str) -> anyhow::Result<Channel> {
-    let url = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
-    };
-    Endpoint::from_shared(url.clone())?
-        .connect()
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))
 }

@@ -27,6 +27,8 @@ mod rummikub;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    connection: deckhand::client::ClientArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -46,6 +48,7 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    embedded::set_remote_options(cli.connection.into());
     let result = match cli.command {
         Command::Handops(args) => handops::run(args).await,
         Command::Mahjong(args) => mahjong::run(args).await,

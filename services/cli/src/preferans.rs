@@ -391,6 +391,9 @@ async fn workers(coordinator: &str) -> anyhow::Result<()> {
             "{:<24}{:<10}{:<12}{:<12}{:>14.0}{:>14}",
             w.address, state, joined, w.trumps, w.layouts_per_second, w.layouts_solved
         );
+        if !w.down_reason.is_empty() {
+            println!("    down: {}", w.down_reason);
+        }
     }
     target.close().await
 }

@@ -30,6 +30,8 @@ pub struct Discovery {
     /// DNS names (`name:port`) resolving to many workers, re-resolved periodically.
     pub dns: Vec<String>,
     pub interval: Duration,
+    /// How to dial workers (TLS, client certificate, token).
+    pub client: deckhand::client::ClientOptions,
 }
 
 /// The CoordinatorService implementation.
@@ -43,7 +45,7 @@ impl Coordinator {
     /// Starts discovery and the worker drivers (needs a Tokio runtime).
     pub fn start(config: SchedulerConfig, discovery: Discovery) -> Coordinator {
         let scheduler = Scheduler::new(config);
-        let registry = Registry::new(scheduler.clone());
+        let registry = Registry::new(scheduler.clone(), discovery.client);
         let interval = discovery.interval.max(Duration::from_millis(100));
         tokio::spawn(discover(
             registry.clone(),
@@ -191,6 +193,11 @@ fn result(job: &Job) -> pb::AnalyzeAllFoeResponse {
     }
 }
 
+/// A job cannot run: every worker refuses the coordinator's certificate or token.
+fn no_worker_accepts(reasons: &str) -> Status {
+    Status::failed_precondition(format!("no worker accepts this coordinator: {reasons}"))
+}
+
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeAllFoeResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -209,6 +216,9 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
             request.end
         };
         let range = layout_range(request.start, end)?;
+        if let Some(reasons) = self.registry.all_refuse() {
+            return Err(no_worker_accepts(&reasons));
+        }
         let id = self.scheduler.next_job_id();
         let job = Arc::new(Job::new(
             id,
@@ -228,7 +238,7 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         tracing::info!(job_id = id, start = range.start, end = range.end, strain = %job.strain, workers = self.registry.up_count(), "analysis queued");
 
         let (tx, rx) = mpsc::channel(16);
-        let scheduler = self.scheduler.clone();
+        let (scheduler, registry) = (self.scheduler.clone(), self.registry.clone());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(scheduler.config.progress_interval);
             loop {
@@ -240,6 +250,11 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
                         break;
                     }
                     _ = tick.tick() => {
+                        if let Some(reasons) = registry.all_refuse() {
+                            tracing::error!(job_id = id, reasons, "no worker accepts this coordinator; analysis failed");
+                            let _ = tx.send(Err(no_worker_accepts(&reasons))).await;
+                            break;
+                        }
                         if tx.send(Ok(progress(&job))).await.is_err() {
                             break;
                         }

@@ -1,10 +1,12 @@
 //! The `coordinator` service binary.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
 use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery, DEFAULT_PORT};
 use coordinator::scheduler::SchedulerConfig;
+use deckhand::client::ClientOptions;
 use deckhand::server::{self, ServerArgs, Services};
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -36,6 +38,21 @@ struct Args {
     /// Seconds without a heartbeat after which a self-registered worker is forgotten.
     #[arg(long, env = "DECKHAND_HEARTBEAT_TIMEOUT_SECS", default_value_t = 15)]
     heartbeat_timeout_secs: u64,
+    /// CA (PEM) that signed the workers' certificates; dials workers over TLS.
+    #[arg(long, env = "DECKHAND_WORKER_CA")]
+    worker_ca: Option<PathBuf>,
+    /// Certificate (PEM) the coordinator presents to workers that require mutual TLS.
+    #[arg(long, env = "DECKHAND_WORKER_CERT", requires = "worker_key")]
+    worker_cert: Option<PathBuf>,
+    /// Private key (PEM) of --worker-cert.
+    #[arg(long, env = "DECKHAND_WORKER_KEY", requires = "worker_cert")]
+    worker_key: Option<PathBuf>,
+    /// Name the workers' certificates must hold (default: the address dialled, often an IP).
+    #[arg(long, env = "DECKHAND_WORKER_SERVER_NAME")]
+    worker_server_name: Option<String>,
+    /// File whose first token is sent to workers (re-read at each connect).
+    #[arg(long, env = "DECKHAND_WORKER_TOKEN_FILE")]
+    worker_token_file: Option<PathBuf>,
 }
 
 #[tokio::main]
@@ -61,6 +78,14 @@ async fn main() -> anyhow::Result<()> {
         workers: args.workers,
         dns: args.workers_dns,
         interval: Duration::from_secs(args.resolve_interval_secs.max(1)),
+        client: ClientOptions {
+            ca: args.worker_ca,
+            cert: args.worker_cert,
+            key: args.worker_key,
+            server_name: args.worker_server_name,
+            token_file: args.worker_token_file,
+            ..ClientOptions::default()
+        },
     };
     let coordinator = Coordinator::start(scheduler, discovery);
     coordinator.register_metrics();

@@ -17,12 +17,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use deckhand::client::{classify, ClientOptions, Failure, Transport};
 use deckhand::preferans::JOB_ID_HEADER;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use tokio_util::sync::CancellationToken;
-use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
 use crate::job::Recorded;
@@ -59,6 +59,8 @@ struct WorkerState {
     drain: CancellationToken,
     /// The worker process's instance, from the last `Status` (a restart changes it).
     instance: String,
+    /// Why it is down, when it is.
+    down: Option<Failure>,
 }
 
 impl Worker {
@@ -79,6 +81,7 @@ impl Worker {
                 heartbeat: Instant::now(),
                 drain: CancellationToken::new(),
                 instance: String::new(),
+                down: None,
             }),
             solved: AtomicU64::new(0),
         }
@@ -125,6 +128,10 @@ impl Worker {
             } else {
                 0.0
             },
+            down_reason: match (&state.down, state.up) {
+                (Some(failure), false) => failure.reason().to_string(),
+                _ => String::new(),
+            },
         }
     }
 
@@ -154,6 +161,31 @@ impl Worker {
         }
     }
 
+    /// Records why the worker is down; logs when that is news.
+    fn mark_down(&self, failure: Failure) {
+        let mut state = self.state();
+        if state.up || state.down.as_ref() != Some(&failure) {
+            match &failure {
+                Failure::Refused(reason) => {
+                    tracing::error!(worker = %self.address, reason, "worker refuses this coordinator")
+                }
+                Failure::Other(reason) => {
+                    tracing::warn!(worker = %self.address, reason, "worker down")
+                }
+            }
+        }
+        state.up = false;
+        state.down = Some(failure);
+    }
+
+    /// Why the worker refuses this coordinator, if it does (TLS or token).
+    pub fn refusal(&self) -> Option<String> {
+        match &self.state().down {
+            Some(Failure::Refused(reason)) => Some(reason.clone()),
+            _ => None,
+        }
+    }
+
     pub fn is_up(&self) -> bool {
         self.state().up
     }
@@ -162,6 +194,8 @@ impl Worker {
 /// All known workers and their drivers.
 pub struct Registry {
     scheduler: Arc<Scheduler>,
+    /// How to dial workers (TLS, client certificate, token).
+    client: ClientOptions,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
 }
 
@@ -184,9 +218,10 @@ impl From<MembershipError> for Status {
 }
 
 impl Registry {
-    pub fn new(scheduler: Arc<Scheduler>) -> Arc<Registry> {
+    pub fn new(scheduler: Arc<Scheduler>, client: ClientOptions) -> Arc<Registry> {
         let registry = Arc::new(Registry {
             scheduler,
+            client,
             workers: Mutex::new(BTreeMap::new()),
         });
         tokio::spawn(forget_silent(Arc::downgrade(&registry)));
@@ -247,6 +282,18 @@ impl Registry {
 
     pub fn up_count(&self) -> usize {
         self.workers().values().filter(|w| w.is_up()).count()
+    }
+
+    /// When no worker is up and every known one refuses this coordinator
+    /// (certificates or token), the reasons: no job can run until the
+    /// configuration changes.
+    pub fn all_refuse(&self) -> Option<String> {
+        let workers = self.workers();
+        let reasons: Option<Vec<String>> = workers
+            .values()
+            .map(|w| w.refusal().map(|r| format!("{}: {r}", w.address)))
+            .collect();
+        reasons.filter(|r| !r.is_empty()).map(|r| r.join("; "))
     }
 
     /// Makes the registry hold exactly `addresses` (plus down workers that are
@@ -329,7 +376,7 @@ pub async fn discover(
     }
 }
 
-fn client(channel: Channel) -> PreferansWorkerServiceClient<Channel> {
+fn client(channel: Transport) -> PreferansWorkerServiceClient<Transport> {
     PreferansWorkerServiceClient::new(channel)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20)
@@ -338,32 +385,18 @@ fn client(channel: Channel) -> PreferansWorkerServiceClient<Channel> {
 /// Connects and asks for the worker's status; records its tables.
 async fn check(
     worker: &Worker,
-    keepalive: Option<Duration>,
-) -> Result<PreferansWorkerServiceClient<Channel>, Status> {
-    let url = if worker.address.contains("://") {
-        worker.address.clone()
-    } else {
-        format!("http://{}", worker.address)
-    };
-    let mut endpoint = Endpoint::from_shared(url)
-        .map_err(|e| Status::invalid_argument(e.to_string()))?
-        .connect_timeout(Duration::from_secs(3))
-        .tcp_nodelay(true);
-    if let Some(keepalive) = keepalive {
-        // A partitioned or frozen worker sends no reset: pings notice it.
-        endpoint = endpoint
-            .http2_keep_alive_interval(keepalive)
-            .keep_alive_timeout(keepalive)
-            .keep_alive_while_idle(true);
-    }
-    let channel = endpoint
-        .connect()
+    options: &ClientOptions,
+) -> Result<PreferansWorkerServiceClient<Transport>, Failure> {
+    // A partitioned or frozen worker sends no reset: keepalive pings notice it.
+    let channel = options
+        .connect(&worker.address)
         .await
-        .map_err(|e| Status::unavailable(e.to_string()))?;
+        .map_err(|e| classify(e.as_ref()))?;
     let mut client = client(channel);
     let status = tokio::time::timeout(Duration::from_secs(5), client.status(pb::StatusRequest {}))
         .await
-        .map_err(|_| Status::deadline_exceeded("status timed out"))??
+        .map_err(|_| Failure::Other("status timed out".into()))?
+        .map_err(|status| classify(&status))?
         .into_inner();
     let mut tables: Vec<String> = status
         .threads
@@ -384,7 +417,10 @@ async fn check(
 /// it ends when the worker is forgotten, leaves or is no longer listed.
 async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
     let mut backoff = Duration::from_millis(250);
-    let keepalive = registry.scheduler.config.worker_keepalive;
+    let options = ClientOptions {
+        keepalive: registry.scheduler.config.worker_keepalive,
+        ..registry.client.clone()
+    };
     while !worker.stop.is_cancelled() {
         if !worker.state().listed && !worker.is_up() {
             tracing::info!(worker = %worker.address, "worker no longer listed; forgetting it");
@@ -403,7 +439,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
                 _ = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
             let before = worker.state().instance.clone();
-            let restarted = match check(&worker, keepalive).await {
+            let restarted = match check(&worker, &options).await {
                 Err(_) => true,
                 Ok(_) => worker.state().instance != before,
             };
@@ -416,15 +452,12 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         let checked = tokio::select! {
             _ = worker.stop.cancelled() => break,
             _ = drain.cancelled() => continue,
-            checked = check(&worker, keepalive) => checked,
+            checked = check(&worker, &options) => checked,
         };
         let client = match checked {
             Ok(client) => client,
-            Err(e) => {
-                if worker.is_up() {
-                    tracing::warn!(worker = %worker.address, error = %e, "worker down");
-                }
-                worker.state().up = false;
+            Err(failure) => {
+                worker.mark_down(failure);
                 tokio::select! {
                     _ = worker.stop.cancelled() => break,
                     _ = drain.cancelled() => {}
@@ -437,7 +470,11 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         if !worker.is_up() {
             tracing::info!(worker = %worker.address, "worker up");
         }
-        worker.state().up = true;
+        {
+            let mut state = worker.state();
+            state.up = true;
+            state.down = None;
+        }
         backoff = Duration::from_millis(250);
         let loops = registry.scheduler.config.leases_per_worker.max(1);
         let mut tasks = tokio::task::JoinSet::new();
@@ -471,7 +508,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
 async fn lease_loop(
     registry: Arc<Registry>,
     worker: Arc<Worker>,
-    mut client: PreferansWorkerServiceClient<Channel>,
+    mut client: PreferansWorkerServiceClient<Transport>,
 ) -> Result<(), Status> {
     let scheduler = &registry.scheduler;
     let drain = worker.drain_token();
@@ -519,7 +556,7 @@ impl Drop for LeaseGuard<'_> {
 async fn run_lease(
     scheduler: &Scheduler,
     worker: &Worker,
-    client: &mut PreferansWorkerServiceClient<Channel>,
+    client: &mut PreferansWorkerServiceClient<Transport>,
     lease: &Lease,
 ) -> Result<(), Status> {
     let job = &lease.job;

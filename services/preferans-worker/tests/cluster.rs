@@ -81,6 +81,7 @@ async fn coordinator(
         workers,
         dns: vec![],
         interval: Duration::from_millis(200),
+        client: Default::default(),
     };
     let service = Coordinator::start(config, discovery).into_server(16 << 20);
     let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
@@ -345,6 +346,7 @@ async fn workers_found_by_dns_get_work_and_declarer_leads_give_every_opening() {
         workers: vec![],
         dns: vec![format!("localhost:{}", worker.addr.port())],
         interval: Duration::from_millis(200),
+        client: Default::default(),
     };
     let service = Coordinator::start(small_chunks(), discovery).into_server(16 << 20);
     let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
