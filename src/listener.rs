@@ -12,7 +12,7 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
@@ -206,6 +206,28 @@ impl AsyncWrite for Conn {
     }
 }
 
+/// Connections closed on accept because the cap was reached (all servers of the process).
+static REFUSED: AtomicU64 = AtomicU64::new(0);
+
+fn register_metrics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use crate::metrics::{describe, register_collector, Sample};
+        describe(
+            "deckhand_connections_refused_total",
+            "counter",
+            "connections closed on accept because --max-connections were open",
+        );
+        register_collector(|| {
+            vec![Sample {
+                name: "deckhand_connections_refused_total",
+                labels: Vec::new(),
+                value: REFUSED.load(Ordering::Relaxed) as f64,
+            }]
+        });
+    });
+}
+
 /// The connections accepted on `listener`, bounded by `limits`, with TLS when
 /// `tls` is given. Accepting stops when the stream is dropped.
 pub fn incoming(
@@ -213,6 +235,7 @@ pub fn incoming(
     limits: ConnectionLimits,
     tls: Option<Reloading<rustls::ServerConfig>>,
 ) -> impl Stream<Item = io::Result<Conn>> {
+    register_metrics();
     let (tx, rx) = mpsc::channel::<Conn>(64);
     tokio::spawn(accept_loop(listener, limits, tls, tx));
     ReceiverStream::new(rx).map(Ok)
@@ -240,7 +263,7 @@ async fn accept_loop(
             }
         };
         let Ok(permit) = slots.clone().try_acquire_owned() else {
-            crate::metrics::counter_add("deckhand_connections_refused_total", &[], 1.0);
+            REFUSED.fetch_add(1, Ordering::Relaxed);
             tracing::debug!(%remote, max = limits.max_connections, "connection cap reached; closing");
             continue;
         };
