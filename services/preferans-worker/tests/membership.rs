@@ -34,6 +34,7 @@ async fn coordinator(
         workers: vec![],
         dns: vec![],
         interval: Duration::from_secs(3600),
+        client: Default::default(),
     };
     let service = Coordinator::start(config, discovery).into_server(16 << 20);
     let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;

@@ -501,7 +501,6 @@ async fn silent_and_idle_connections_are_closed_and_the_cap_holds() {
         max_connections: 2,
         handshake_timeout: Duration::from_millis(300),
         idle_timeout: Some(Duration::from_millis(300)),
-        ..ConnectionLimits::default()
     };
     let server = worker(security(None, None), limits).await;
     let connect = || tokio::net::TcpStream::connect(server.addr);
