@@ -3,7 +3,6 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use deckhand::preferans::{layout_range, opening_names, view_from_proto};
 use deckhand::proto::preferans::v1 as pb;
@@ -14,25 +13,15 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::job::Job;
-use crate::scheduler::{Scheduler, SchedulerConfig};
-use crate::workers::{discover, Registry};
+use crate::scheduler::Scheduler;
+use crate::workers::Registry;
 
 pub use pb::coordinator_service_server::CoordinatorServiceServer;
 
 /// Default port of the coordinator.
 pub const DEFAULT_PORT: u16 = 50055;
 
-/// Where the workers come from.
-#[derive(Debug, Clone, Default)]
-pub struct Discovery {
-    /// Fixed `host:port` addresses.
-    pub workers: Vec<String>,
-    /// DNS names (`name:port`) resolving to many workers, re-resolved periodically.
-    pub dns: Vec<String>,
-    pub interval: Duration,
-}
-
-/// The CoordinatorService implementation.
+/// The CoordinatorService implementation (a cheap clone; the state is shared).
 #[derive(Clone)]
 pub struct Coordinator {
     scheduler: Arc<Scheduler>,
@@ -40,17 +29,7 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    /// Starts discovery and the worker drivers (needs a Tokio runtime).
-    pub fn start(config: SchedulerConfig, discovery: Discovery) -> Coordinator {
-        let scheduler = Scheduler::new(config);
-        let registry = Registry::new(scheduler.clone());
-        let interval = discovery.interval.max(Duration::from_millis(100));
-        tokio::spawn(discover(
-            registry.clone(),
-            discovery.workers,
-            discovery.dns,
-            interval,
-        ));
+    pub(crate) fn new(scheduler: Arc<Scheduler>, registry: Arc<Registry>) -> Coordinator {
         Coordinator {
             scheduler,
             registry,
@@ -123,12 +102,6 @@ impl Coordinator {
                 by_state("down", workers.len() - up),
             ]
         });
-    }
-
-    pub fn into_server(self, max_message_bytes: usize) -> CoordinatorServiceServer<Coordinator> {
-        CoordinatorServiceServer::new(self)
-            .max_decoding_message_size(max_message_bytes)
-            .max_encoding_message_size(max_message_bytes)
     }
 }
 

@@ -3,11 +3,10 @@
 use std::time::Duration;
 
 use clap::Parser;
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery, DEFAULT_PORT};
+use coordinator::grpc::DEFAULT_PORT;
 use coordinator::scheduler::SchedulerConfig;
-use deckhand::server::{self, ServerArgs, Services};
-use tonic::server::NamedService;
-use tonic::service::Routes;
+use coordinator::{Config, CoordinatorHandle, Discovery};
+use deckhand::server::{self, ServerArgs};
 
 /// Shards all-foe preferans analyses across workers (deckhand.preferans.v1.CoordinatorService).
 #[derive(Debug, Parser)]
@@ -24,7 +23,7 @@ struct Args {
     /// Seconds between re-resolving the worker DNS names.
     #[arg(long, env = "DECKHAND_RESOLVE_INTERVAL_SECS", default_value_t = 10)]
     resolve_interval_secs: u64,
-    /// Layouts per lease.
+    /// Layouts per chunk (the unit of work leased to a worker).
     #[arg(long, env = "DECKHAND_CHUNK_SIZE", default_value_t = 4096)]
     chunk_size: u32,
     /// Analyses accepted at once; more get RESOURCE_EXHAUSTED.
@@ -57,9 +56,14 @@ async fn main() -> anyhow::Result<()> {
         dns: args.workers_dns,
         interval: Duration::from_secs(args.resolve_interval_secs.max(1)),
     };
-    let coordinator = Coordinator::start(scheduler, discovery);
-    coordinator.register_metrics();
-    let service = coordinator.into_server(config.max_message_bytes);
-    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    server::run(config, Services::new(Routes::new(service), &[name])).await
+    let coordinator = CoordinatorHandle::start(Config {
+        scheduler,
+        discovery,
+        max_message_bytes: config.max_message_bytes,
+    });
+    coordinator.service().register_metrics();
+    let services = coordinator.server();
+    server::run(config, services).await?;
+    coordinator.shutdown().await;
+    Ok(())
 }

@@ -27,8 +27,9 @@ pub struct SchedulerConfig {
     pub message_size: u32,
     /// Jobs accepted at once (running or waiting); beyond it RESOURCE_EXHAUSTED.
     pub max_jobs: usize,
-    /// Leases a worker holds at once (two keep it busy between leases).
-    pub leases_per_worker: usize,
+    /// Slots per worker: each takes one lease at a time, so a worker holds at
+    /// most this many leases (two keep it busy between leases).
+    pub slots_per_worker: usize,
     /// A lease whose worker sends nothing for this long is taken back.
     pub lease_timeout: Duration,
     /// How often a running analysis streams progress.
@@ -41,7 +42,7 @@ impl Default for SchedulerConfig {
             chunk_size: 4096,
             message_size: 512,
             max_jobs: 16,
-            leases_per_worker: 2,
+            slots_per_worker: 2,
             lease_timeout: Duration::from_secs(60),
             progress_interval: Duration::from_millis(500),
         }
@@ -65,7 +66,8 @@ pub struct QueueFull {
 pub struct Scheduler {
     pub config: SchedulerConfig,
     jobs: Mutex<Vec<Arc<Job>>>,
-    /// Woken when chunks become pending (new job, failed lease).
+    /// Woken whenever a lease may have become available: a new job, a lease
+    /// given back, the last pending chunk of a job leased (duplicates open up).
     work: Notify,
     next_id: AtomicU64,
     /// Leases given back after a failure or expiry (for metrics and tests).
@@ -134,6 +136,10 @@ impl Scheduler {
         jobs.sort_by_key(|j| (Some(j.strain) != held, j.leases(), j.id));
         for job in &jobs {
             if let Some(chunk) = job.lease_pending(worker) {
+                if !job.has_pending() {
+                    // Idle slots may now take duplicate leases.
+                    self.work.notify_waiters();
+                }
                 return Some(Lease {
                     job: job.clone(),
                     chunk,
@@ -161,8 +167,7 @@ impl Scheduler {
             if let Some(lease) = self.try_lease(worker, held()) {
                 return lease;
             }
-            // Also poll now and then: duplicate leases open up without a notification.
-            let _ = tokio::time::timeout(Duration::from_millis(200), notified).await;
+            notified.await;
         }
     }
 
@@ -170,12 +175,12 @@ impl Scheduler {
     /// goes back to the queue (unless another holder or an answer finished it).
     pub fn release(&self, lease: &Lease, worker: &str, failed: bool) {
         let pending_again = lease.job.release(lease.chunk, worker);
-        if pending_again {
-            if failed {
-                self.re_leases.fetch_add(1, Ordering::Relaxed);
-            }
-            self.work.notify_waiters();
+        if pending_again && failed {
+            self.re_leases.fetch_add(1, Ordering::Relaxed);
         }
+        // A chunk back in the queue, or a chunk with one holder left that an
+        // idle slot may duplicate.
+        self.work.notify_waiters();
     }
 }
 

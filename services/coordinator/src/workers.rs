@@ -3,7 +3,7 @@
 //! Workers come from a static list and from DNS names that resolve to many
 //! addresses (a Kubernetes headless Service), re-resolved periodically. Each
 //! worker gets a driver: it checks the worker with `Status`, then runs
-//! `leases_per_worker` lease loops; a broken stream or a silent worker puts the
+//! `slots_per_worker` slots (each a loop taking one lease at a time); a broken stream or a silent worker puts the
 //! lease back in the queue and the driver retries the worker with a backoff,
 //! so a worker that comes back rejoins.
 
@@ -16,6 +16,8 @@ use deckhand::preferans::JOB_ID_HEADER;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
@@ -31,7 +33,7 @@ pub struct Worker {
 
 struct WorkerState {
     up: bool,
-    busy_leases: usize,
+    busy_slots: usize,
     /// Trumps of the last job it worked on (its tables prefer to keep them).
     held: Option<Strain>,
     /// Strains its tables hold, from the last `Status`.
@@ -49,7 +51,7 @@ impl Worker {
             address,
             state: Mutex::new(WorkerState {
                 up: false,
-                busy_leases: 0,
+                busy_slots: 0,
                 held: None,
                 tables: Vec::new(),
                 rate: 0.0,
@@ -76,14 +78,14 @@ impl Worker {
         let elapsed = mark.elapsed().as_secs_f64();
         if elapsed >= 1.0 {
             let now = (solved - before) as f64 / elapsed;
-            state.rate = if state.busy_leases == 0 && now == 0.0 {
+            state.rate = if state.busy_slots == 0 && now == 0.0 {
                 0.0
             } else {
                 0.5 * state.rate + 0.5 * now
             };
             state.rate_mark = (Instant::now(), solved);
         }
-        let worker_state = match (state.up, state.busy_leases) {
+        let worker_state = match (state.up, state.busy_slots) {
             (false, _) => pb::WorkerState::Down,
             (true, 0) => pb::WorkerState::Idle,
             (true, _) => pb::WorkerState::Busy,
@@ -111,13 +113,23 @@ impl Worker {
 pub struct Registry {
     scheduler: Arc<Scheduler>,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
+    /// Stops every driver (the coordinator is shutting down).
+    stop: CancellationToken,
+    /// The drivers, so that shutdown can wait for them.
+    tasks: TaskTracker,
 }
 
 impl Registry {
-    pub fn new(scheduler: Arc<Scheduler>) -> Arc<Registry> {
+    pub fn new(
+        scheduler: Arc<Scheduler>,
+        stop: CancellationToken,
+        tasks: TaskTracker,
+    ) -> Arc<Registry> {
         Arc::new(Registry {
             scheduler,
             workers: Mutex::new(BTreeMap::new()),
+            stop,
+            tasks,
         })
     }
 
@@ -145,7 +157,9 @@ impl Registry {
                 let worker = Arc::new(Worker::new(address.clone()));
                 workers.insert(address.clone(), worker.clone());
                 tracing::info!(worker = %address, "worker discovered");
-                tokio::spawn(drive(self.clone(), worker));
+                let stop = self.stop.clone();
+                self.tasks
+                    .spawn(stop.run_until_cancelled_owned(drive(self.clone(), worker)));
             }
         }
     }
@@ -155,7 +169,8 @@ impl Registry {
     }
 }
 
-/// Resolves the static list and the DNS names every `interval`, forever.
+/// Resolves the static list and the DNS names every `interval`, until the
+/// coordinator stops (the caller runs it under the stop token).
 pub async fn discover(
     registry: Arc<Registry>,
     fixed: Vec<String>,
@@ -240,7 +255,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         }
         worker.state().up = true;
         backoff = Duration::from_millis(250);
-        let loops = registry.scheduler.config.leases_per_worker.max(1);
+        let loops = registry.scheduler.config.slots_per_worker.max(1);
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..loops {
             tasks.spawn(lease_loop(registry.clone(), worker.clone(), client.clone()));
@@ -273,7 +288,7 @@ async fn lease_loop(
         };
         {
             let mut state = worker.state();
-            state.busy_leases += 1;
+            state.busy_slots += 1;
             state.held = Some(lease.job.strain);
         }
         let outcome = run_lease(scheduler, &worker, &mut client, &lease).await;
@@ -292,7 +307,7 @@ struct LeaseGuard<'a> {
 
 impl Drop for LeaseGuard<'_> {
     fn drop(&mut self) {
-        self.worker.state().busy_leases -= 1;
+        self.worker.state().busy_slots -= 1;
         self.scheduler
             .release(self.lease, &self.worker.address, self.failed);
     }
