@@ -8,10 +8,15 @@
 //!   at most one lease at a time;
 //! - a **message** is one streamed piece of a worker's answer (`message_size` layouts).
 //!
+//! A **job** is one or many **problems** submitted together (a batch, or the
+//! single problem of an AnalyzeAllFoe stream).
+//!
 //! Modules:
-//! - [`job`]: one analysis: its chunks, the results keyed by layout index, the aggregate.
-//! - [`scheduler`]: the job queue and the lease rules (affinity by trumps, fairness
-//!   between jobs, re-leasing after a failure, duplicate leases at the end of a job).
+//! - [`store`]: the jobs database (redb, in `--data-dir` or in memory).
+//! - [`jobs`]: jobs from submission to retention: chunk commits, results, resume after a restart.
+//! - [`problem`]: one problem's chunks, who holds them, the answers of chunks in progress.
+//! - [`scheduler`]: the lease rules (affinity by trumps, fairness between jobs,
+//!   re-leasing after a failure, duplicate leases at the end of a job).
 //! - [`workers`]: discovery (static list and DNS) and one driver task per worker.
 //! - [`grpc`]: the CoordinatorService adapter.
 //!
@@ -21,11 +26,14 @@
 //! the binary, the CLI's embedded cluster, the cluster bench and the tests use it.
 
 pub mod grpc;
-pub mod job;
+pub mod jobs;
+pub mod problem;
 pub mod scheduler;
+pub mod store;
 pub mod workers;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,7 +44,9 @@ use tonic::server::NamedService;
 use tonic::service::Routes;
 
 use grpc::{Coordinator, CoordinatorServiceServer};
+use jobs::{Jobs, JobsConfig};
 use scheduler::{Scheduler, SchedulerConfig};
+use store::Store;
 use workers::{discover, Registry};
 
 /// Where the workers come from.
@@ -65,6 +75,9 @@ impl Discovery {
 pub struct Config {
     pub scheduler: SchedulerConfig,
     pub discovery: Discovery,
+    /// Where jobs are kept; `None`: in memory, lost with the process.
+    pub data_dir: Option<PathBuf>,
+    pub jobs: JobsConfig,
     /// Largest gRPC message accepted or sent.
     pub max_message_bytes: usize,
 }
@@ -75,6 +88,8 @@ impl Config {
         Config {
             scheduler: SchedulerConfig::default(),
             discovery: Discovery::fixed(workers),
+            data_dir: None,
+            jobs: JobsConfig::default(),
             max_message_bytes: 64 << 20,
         }
     }
@@ -89,12 +104,18 @@ pub struct CoordinatorHandle {
 }
 
 impl CoordinatorHandle {
-    /// Starts discovery and the worker drivers (needs a Tokio runtime).
-    pub fn start(config: Config) -> CoordinatorHandle {
+    /// Opens the job store (resuming unfinished jobs), starts discovery and the
+    /// worker drivers (needs a Tokio runtime). Fails on an unusable data dir.
+    pub fn start(config: Config) -> anyhow::Result<CoordinatorHandle> {
+        let store = match &config.data_dir {
+            Some(dir) => Store::open(dir)?,
+            None => Store::memory(),
+        };
+        let scheduler = Scheduler::new(config.scheduler);
+        let jobs = Jobs::open(store, scheduler.clone(), config.jobs)?;
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
-        let scheduler = Scheduler::new(config.scheduler);
-        let registry = Registry::new(scheduler.clone(), stop.clone(), tasks.clone());
+        let registry = Registry::new(scheduler.clone(), jobs.clone(), stop.clone(), tasks.clone());
         let discovery = config.discovery;
         let interval = discovery.interval.max(Duration::from_millis(100));
         tasks.spawn(stop.clone().run_until_cancelled_owned(discover(
@@ -103,12 +124,12 @@ impl CoordinatorHandle {
             discovery.dns,
             interval,
         )));
-        CoordinatorHandle {
-            service: Coordinator::new(scheduler, registry),
+        Ok(CoordinatorHandle {
+            service: Coordinator::new(scheduler, registry, jobs),
             max_message_bytes: config.max_message_bytes,
             stop,
             tasks,
-        }
+        })
     }
 
     /// The gRPC service (a cheap clone sharing this coordinator's state).
@@ -166,7 +187,7 @@ impl RunningCoordinator {
 
 /// Starts a coordinator and serves it in the background on `server.listen`.
 pub async fn spawn(config: Config, server: ServerConfig) -> anyhow::Result<RunningCoordinator> {
-    let handle = CoordinatorHandle::start(config);
+    let handle = CoordinatorHandle::start(config)?;
     let running = deckhand::server::spawn(server, handle.server()).await?;
     Ok(RunningCoordinator {
         addr: running.addr,

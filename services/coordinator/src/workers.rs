@@ -21,7 +21,8 @@ use tokio_util::task::TaskTracker;
 use tonic::transport::{Channel, Endpoint};
 use tonic::Status;
 
-use crate::job::Recorded;
+use crate::jobs::Jobs;
+use crate::problem::Recorded;
 use crate::scheduler::{Lease, Scheduler};
 
 /// What the coordinator knows of one worker.
@@ -112,6 +113,7 @@ impl Worker {
 /// All known workers and their drivers.
 pub struct Registry {
     scheduler: Arc<Scheduler>,
+    jobs: Arc<Jobs>,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
     /// Stops every driver (the coordinator is shutting down).
     stop: CancellationToken,
@@ -122,11 +124,13 @@ pub struct Registry {
 impl Registry {
     pub fn new(
         scheduler: Arc<Scheduler>,
+        jobs: Arc<Jobs>,
         stop: CancellationToken,
         tasks: TaskTracker,
     ) -> Arc<Registry> {
         Arc::new(Registry {
             scheduler,
+            jobs,
             workers: Mutex::new(BTreeMap::new()),
             stop,
             tasks,
@@ -289,9 +293,9 @@ async fn lease_loop(
         {
             let mut state = worker.state();
             state.busy_slots += 1;
-            state.held = Some(lease.job.strain);
+            state.held = Some(lease.problem.strain);
         }
-        let outcome = run_lease(scheduler, &worker, &mut client, &lease).await;
+        let outcome = run_lease(&registry, &worker, &mut client, &lease).await;
         guard.failed = outcome.is_err();
         drop(guard);
         outcome?;
@@ -313,17 +317,18 @@ impl Drop for LeaseGuard<'_> {
     }
 }
 
-/// Streams one chunk from the worker into its job.
+/// Streams one chunk from the worker into its problem; commits it when complete.
 async fn run_lease(
-    scheduler: &Scheduler,
+    registry: &Registry,
     worker: &Worker,
     client: &mut PreferansWorkerServiceClient<Channel>,
     lease: &Lease,
 ) -> Result<(), Status> {
-    let job = &lease.job;
-    let range = job.chunk_range(lease.chunk);
+    let scheduler = &registry.scheduler;
+    let (job, problem) = (&lease.job, &lease.problem);
+    let range = problem.chunk_range(lease.chunk);
     let request = pb::SolveLayoutsRequest {
-        view: Some(deckhand::preferans::view_to_proto(&job.view)),
+        view: Some(deckhand::preferans::view_to_proto(&problem.view)),
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,
@@ -353,7 +358,7 @@ async fn run_lease(
             }
             Ok(Err(status)) => return Err(status),
             Ok(Ok(None)) => {
-                return if job.is_chunk_done(lease.chunk) {
+                return if problem.is_chunk_complete(lease.chunk) {
                     Ok(())
                 } else {
                     Err(Status::data_loss(
@@ -363,21 +368,32 @@ async fn run_lease(
             }
             Ok(Ok(Some(message))) => message,
         };
-        let recorded = job
-            .record(
-                lease.chunk,
-                &worker.address,
-                message.start,
-                message.count,
-                &message.tricks,
-            )
+        let recorded = problem
+            .record(lease.chunk, message.start, message.count, &message.tricks)
             .map_err(Status::internal)?;
         worker
             .solved
             .fetch_add(u64::from(message.count), Ordering::Relaxed);
-        if recorded == Recorded::ChunkDone {
-            // Finished (perhaps by a duplicate lease first): stop this stream.
-            return Ok(());
+        match recorded {
+            Recorded::Progress(fresh) => job.add_solved(&worker.address, fresh),
+            Recorded::Complete { fresh, tricks } => {
+                job.add_solved(&worker.address, fresh);
+                let (jobs, job, problem, chunk) = (
+                    registry.jobs.clone(),
+                    job.clone(),
+                    problem.clone(),
+                    lease.chunk,
+                );
+                // The store fsyncs: off the async threads.
+                tokio::task::spawn_blocking(move || {
+                    jobs.commit_chunk(&job, &problem, chunk, &tricks)
+                })
+                .await
+                .map_err(|e| Status::internal(format!("chunk commit: {e}")))?;
+                return Ok(());
+            }
+            // Finished by a duplicate lease first: stop this stream.
+            Recorded::AlreadyComplete => return Ok(()),
         }
     }
 }

@@ -92,7 +92,7 @@ async fn spawn_coordinator(
     let config = coordinator::Config {
         scheduler,
         discovery,
-        max_message_bytes: 16 << 20,
+        ..coordinator::Config::new(Vec::new())
     };
     let server = coordinator::spawn(config, ServerConfig::loopback())
         .await
