@@ -195,3 +195,36 @@ pub async fn spawn(config: Config, server: ServerConfig) -> anyhow::Result<Runni
         server: running,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn shutdown_stops_discovery_and_every_driver() {
+        // Nothing listens on port 1: the driver keeps retrying with a backoff.
+        let mut config = Config::new(vec!["127.0.0.1:1".into()]);
+        config.discovery.interval = Duration::from_millis(100);
+        let handle = CoordinatorHandle::start(config).unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(handle.registry().list().len(), 1);
+        let tasks = handle.tasks.clone();
+        assert!(tasks.len() >= 2, "discovery and one driver run");
+        tokio::time::timeout(Duration::from_secs(5), handle.shutdown())
+            .await
+            .expect("every task stops");
+        assert!(tasks.is_empty());
+    }
+
+    #[tokio::test]
+    async fn dropping_the_handle_stops_its_tasks() {
+        let handle = CoordinatorHandle::start(Config::new(vec!["127.0.0.1:1".into()])).unwrap();
+        let tasks = handle.tasks.clone();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        drop(handle);
+        tasks.close();
+        tokio::time::timeout(Duration::from_secs(5), tasks.wait())
+            .await
+            .expect("every task stops");
+    }
+}
