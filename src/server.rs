@@ -48,6 +48,11 @@ pub struct ServerArgs {
     /// Serve Prometheus metrics at http://HOST:PORT/metrics (off when not given).
     #[arg(long, env = "DECKHAND_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+    /// HTTP/2 keepalive: after this many seconds without a frame from a peer, ping
+    /// it; a peer that does not answer within as long again is dropped, so a
+    /// vanished peer (partition, frozen host) is noticed within twice this (0: off).
+    #[arg(long, env = "DECKHAND_KEEPALIVE_SECS", default_value_t = 4)]
+    pub keepalive_secs: u64,
 }
 
 /// Validated server settings.
@@ -59,6 +64,7 @@ pub struct ServerConfig {
     pub request_timeout: Duration,
     pub shutdown_grace: Duration,
     pub metrics_listen: Option<SocketAddr>,
+    pub keepalive: Option<Duration>,
 }
 
 impl ServerArgs {
@@ -85,6 +91,7 @@ impl ServerArgs {
             request_timeout: Duration::from_secs(self.request_timeout_secs),
             shutdown_grace: Duration::from_secs(self.shutdown_grace_secs),
             metrics_listen: self.metrics_listen,
+            keepalive: (self.keepalive_secs > 0).then(|| Duration::from_secs(self.keepalive_secs)),
         })
     }
 }
@@ -99,6 +106,7 @@ impl ServerConfig {
             request_timeout: Duration::from_secs(3600),
             shutdown_grace: Duration::from_secs(5),
             metrics_listen: None,
+            keepalive: Some(Duration::from_secs(4)),
         }
     }
 }
@@ -161,6 +169,16 @@ pub async fn spawn(config: ServerConfig, services: Services) -> anyhow::Result<R
 
 /// Binds `config.listen` and serves until SIGTERM or Ctrl-C.
 pub async fn run(config: ServerConfig, services: Services) -> anyhow::Result<()> {
+    run_until(config, services, shutdown_signal()).await
+}
+
+/// Like [`run`], but shutdown starts when `shutdown` completes (a binary that
+/// has something to do first, such as a worker telling its coordinator it leaves).
+pub async fn run_until(
+    config: ServerConfig,
+    services: Services,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     let listener = TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -168,7 +186,7 @@ pub async fn run(config: ServerConfig, services: Services) -> anyhow::Result<()>
     if let Some(addr) = config.metrics_listen {
         crate::metrics::serve(addr).await?;
     }
-    serve(config, listener, services, shutdown_signal()).await
+    serve(config, listener, services, shutdown).await
 }
 
 /// Serves on `listener` until `shutdown` completes, then drains within the grace period.
@@ -227,6 +245,8 @@ pub async fn serve(
     let server = Server::builder()
         .layer(crate::metrics::RequestMetricsLayer::new(methods))
         .concurrency_limit_per_connection(config.concurrency_per_connection)
+        .http2_keepalive_interval(config.keepalive)
+        .http2_keepalive_timeout(config.keepalive)
         .timeout(config.request_timeout)
         .add_routes(services.routes)
         .add_service(health_service)

@@ -1,13 +1,17 @@
-//! Win checks per second and shanten per hand (ours vs `xiangting`).
+//! Win checks, shanten (ours, all forms, vs `xiangting`, like for like) and
+//! scoring, on the same fixed-seed hand sets in one run.
 //!
-//! `CARGO_TARGET_DIR=/work/main/target-mahjong cargo bench -p mahjong --bench mahjong -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p deckhand-mahjong --bench mahjong` prints the comparison
+//! lines first (interleaved rounds, medians), then runs the criterion groups;
+//! add `-- nomatch` to print the lines only.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use deckhand_mahjong::{
-    check_win, is_win, shanten, shanten_table_stats, standard_shanten, win_table_stats, TileCounts,
+    check_win, is_win, score, shanten, shanten_table_stats, standard_shanten, win_table_stats,
+    Riichi, Tile, TileCounts, WinInput, WinSituation, Wind,
 };
 
 const HANDS: usize = 4096;
@@ -75,20 +79,67 @@ fn xiangting_shanten(h: &TileCounts) -> i8 {
         .map_or(i8::MAX, |r| r as i8 - 1)
 }
 
-/// Plain timing outside criterion, for the ratio line.
-fn ns_per_hand(hands: &[TileCounts], f: impl Fn(&TileCounts) -> i8) -> (f64, i64) {
-    let rounds = 50;
+/// One timed pass over `hands`: ns per hand and the sum of the answers.
+fn pass<T>(hands: &[T], f: &impl Fn(&T) -> i64) -> (f64, i64) {
     let start = Instant::now();
     let mut sum = 0i64;
-    for _ in 0..rounds {
-        for h in hands {
-            sum += i64::from(f(black_box(h)));
+    for h in hands {
+        sum += f(black_box(h));
+    }
+    (start.elapsed().as_nanos() as f64 / hands.len() as f64, sum)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Times several functions on the same hands in interleaved rounds (so load
+/// from other processes hits all alike): median ns per hand of each, and
+/// each one's answer sum (they must agree where they compute the same thing).
+fn compare<T>(hands: &[T], fs: &[&dyn Fn(&T) -> i64]) -> Vec<(f64, i64)> {
+    const ROUNDS: usize = 31;
+    let mut times = vec![Vec::with_capacity(ROUNDS); fs.len()];
+    let mut sums = vec![0i64; fs.len()];
+    for _ in 0..ROUNDS {
+        for (k, f) in fs.iter().enumerate() {
+            let (ns, sum) = pass(hands, &|h| f(h));
+            times[k].push(ns);
+            sums[k] = sum;
         }
     }
-    (
-        start.elapsed().as_nanos() as f64 / (rounds * hands.len()) as f64,
-        sum / rounds as i64,
-    )
+    times.into_iter().map(median).zip(sums).collect()
+}
+
+/// A scoring situation on a winning hand: random win tile, tsumo, riichi,
+/// winds, one or two dora indicators.
+fn situation(rng: &mut Rng, hand: &TileCounts) -> Option<WinSituation> {
+    let concealed: Vec<Tile> = hand.tiles().collect();
+    let win_tile = concealed[usize::from(rng.below(14))];
+    let wind = |x: u8| [Wind::East, Wind::South, Wind::West, Wind::North][usize::from(x % 4)];
+    let input = WinInput {
+        concealed,
+        win_tile,
+        tsumo: rng.below(2) == 0,
+        riichi: if rng.below(2) == 0 {
+            Riichi::Riichi
+        } else {
+            Riichi::None
+        },
+        seat_wind: wind(rng.below(4)),
+        round_wind: wind(rng.below(2)),
+        dora_indicators: (0..1 + rng.below(2))
+            .filter_map(|_| Tile::new(rng.below(34)))
+            .collect(),
+        ..WinInput::default()
+    };
+    WinSituation::try_from(input).ok()
+}
+
+/// A plain loop over the same hands (sum of the 34 counts), so that win-check
+/// times can be compared across machines.
+fn reference(h: &TileCounts) -> i64 {
+    h.as_array().iter().map(|&c| i64::from(c)).sum()
 }
 
 fn benches(c: &mut Criterion) {
@@ -125,20 +176,60 @@ fn benches(c: &mut Criterion) {
         wins(&random14)
     );
 
+    let ours_all: &dyn Fn(&TileCounts) -> i64 = &|h| i64::from(shanten(h).minimum);
+    let ours_standard: &dyn Fn(&TileCounts) -> i64 = &|h| i64::from(standard_shanten(h));
+    let theirs: &dyn Fn(&TileCounts) -> i64 = &|h| i64::from(xiangting_shanten(h));
     for (name, hands) in [
         ("random14", &random14),
         ("random13", &random13),
         ("near13", &near),
     ] {
-        let (ours, s1) = ns_per_hand(hands, |h| shanten(h).minimum);
-        let (std_only, _) = ns_per_hand(hands, standard_shanten);
-        let (theirs, s2) = ns_per_hand(hands, xiangting_shanten);
+        let r = compare(hands, &[ours_all, theirs, ours_standard]);
+        let ((ours, s1), (xt, s2), (std_only, _)) = (r[0], r[1], r[2]);
+        assert_eq!(s1, s2, "all-forms shanten sums must agree with xiangting");
         println!(
-            "shanten {name}: ours (all forms) {ours:.1} ns/hand, ours standard {std_only:.1} ns/hand, \
-             xiangting {theirs:.1} ns/hand, ratio ours/xiangting {:.2}; shanten sums {s1} vs {s2}",
-            ours / theirs
+            "SHANTEN {name}: ours all forms {ours:.1} ns/hand, xiangting (all forms) {xt:.1} ns/hand \
+             -> ours is {:.2}x faster (goal >= 2x); ours standard only {std_only:.1} ns/hand; sums {s1} = {s2}",
+            xt / ours
         );
     }
+
+    let win_fn: &dyn Fn(&TileCounts) -> i64 = &|h| i64::from(is_win(h));
+    for (name, hands) in [("winning14", &winning), ("random14", &random14)] {
+        let r = compare(hands, &[win_fn, &reference]);
+        println!(
+            "WIN CHECK {name}: is_win {:.1} ns/hand (goal <= 20 ns on winning14), reference loop (sum of 34 counts) \
+             {:.1} ns/hand, ratio {:.2}; wins {}/{HANDS}",
+            r[0].0,
+            r[1].0,
+            r[0].0 / r[1].0,
+            r[0].1
+        );
+    }
+
+    let situations: Vec<WinSituation> = winning
+        .iter()
+        .filter_map(|h| situation(&mut rng, h))
+        .collect();
+    // Median over situations of the time per call (each timed over 16 calls).
+    let mut per_situation = Vec::with_capacity(situations.len());
+    let mut scored = 0;
+    for s in &situations {
+        let start = Instant::now();
+        for _ in 0..16 {
+            black_box(score(black_box(s)));
+        }
+        per_situation.push(start.elapsed().as_nanos() as f64 / 16.0);
+        scored += usize::from(score(s).verdict == deckhand_mahjong::Verdict::Scored);
+    }
+    let mut sorted = per_situation.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "SCORE: median {:.0} ns per situation (goal <= 1000 ns), p90 {:.0} ns; {} situations, {scored} with a yaku",
+        median(per_situation),
+        sorted[sorted.len() * 9 / 10],
+        situations.len()
+    );
 
     let mut g = c.benchmark_group("win");
     g.throughput(Throughput::Elements(HANDS as u64));
@@ -154,6 +245,18 @@ fn benches(c: &mut Criterion) {
                 .iter()
                 .map(|h| check_win(black_box(h)).decompositions.len())
                 .sum::<usize>()
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("score");
+    g.throughput(Throughput::Elements(situations.len() as u64));
+    g.bench_function("score/winning14", |b| {
+        b.iter(|| {
+            situations
+                .iter()
+                .map(|s| u32::from(score(black_box(s)).han))
+                .sum::<u32>()
         })
     });
     g.finish();

@@ -21,6 +21,9 @@
 //!   [`standard_shanten`] is the fast path. Exact definition (four-copy
 //!   aware, as the `xiangting` crate): see the `shanten` module.
 //! * [`waits`]: the tiles completing a part one tile short, with unseen copies.
+//! * [`score`]: riichi scoring of a validated [`WinSituation`] (built from a
+//!   [`WinInput`] with `try_from`): yaku, dora, fu with its breakdown, the best
+//!   reading, points and limit; rules and their defaults on [`Rules`].
 //!
 //! # Tables (built from first principles at first use, `OnceLock`)
 //!
@@ -29,10 +32,16 @@
 //!   decompositions of that shape. 9,306 keys (complete standard shapes of
 //!   2, 5, 8, 11 and 14 tiles) holding 9,760 decompositions, 301,184 bytes
 //!   (32,768 hash slots of 8 bytes plus 4 bytes per decomposition).
-//!   [`win_table_stats`] reports these figures.
+//!   [`win_table_stats`] reports these figures. [`is_win`] does not need the
+//!   decompositions: two bits per numbered-suit pattern by base-5 index
+//!   (melds only / melds plus a pair; 488,282 bytes), the honours checked
+//!   eight counts at a time.
 //! * Shanten: per-suit costs of reaching `m` melds plus `p` pairs for all
-//!   405,350 suit patterns and 43,130 honour patterns of at most 14 tiles,
-//!   packed in a `u32` each: 1,793,920 bytes ([`shanten_table_stats`]).
+//!   405,350 suit patterns and 43,130 honour patterns of at most 14 tiles.
+//!   Only 126 (suits) and 55 (honours) distinct cost vectors occur, so the
+//!   hot path holds a one-byte vector id per suit pattern, honour ids by
+//!   count histogram, and the tabulated min-plus products of id pairs:
+//!   661,816 bytes ([`shanten_table_stats`]).
 //!
 //! # Example
 //!
@@ -52,6 +61,7 @@
 
 mod counts;
 mod error;
+mod score;
 mod shanten;
 mod tile;
 mod waits;
@@ -60,6 +70,11 @@ mod win_table;
 
 pub use counts::{Hand, TileCounts};
 pub use error::HandError;
+pub use score::{
+    hand_points, parse_tiles, score, score_input, Dora, FuItem, FuReason, Group, GroupKind, Limit,
+    Meld, MeldKind, Points, Riichi, Rules, Score, ScoreError, Verdict, WaitShape, WinInput,
+    WinSituation, WinTiming, Wind, Yaku, YakuHan,
+};
 pub use shanten::{shanten, shanten_table_stats, standard_shanten, Shanten};
 pub use tile::{Suit, Tile, TILE_KINDS};
 pub use waits::{waits, Wait};

@@ -11,7 +11,8 @@
 //! (at most 14 tiles: 405,350 patterns over 9 positions, 43,130 over the 7
 //! honours), the fewest tiles to add so that the suit holds `m` melds plus `p`
 //! pairs (`m` 0..=4, `p` 0..=1) within four copies. A hand's number is then a
-//! min-plus combination of the four suit vectors.
+//! min-plus combination of the four suit vectors (tabulated by vector id
+//! pairs, see `Tables`).
 //!
 //! The tables are built at first use: mark every target pattern (`m` melds
 //! plus `p` pairs within four copies), close the marks downwards (a pattern
@@ -39,10 +40,11 @@ pub struct Shanten {
 /// Shanten in every form (see the module docs for the definition).
 pub fn shanten(hand: &TileCounts) -> Shanten {
     let counts = hand.as_array();
-    let total = hand.total();
+    let words = count_words(counts);
+    let total = total_of(&words);
     let standard = standard_shanten_counts(counts, total);
     let (seven_pairs, thirteen_orphans) = if total >= 13 {
-        let (seven_pairs, orphans) = special_shanten(counts);
+        let (seven_pairs, orphans) = special_shanten(&words);
         (Some(seven_pairs), Some(orphans))
     } else {
         (None, None)
@@ -61,11 +63,31 @@ pub fn shanten(hand: &TileCounts) -> Shanten {
 /// Standard-form shanten only: the fast path.
 #[inline]
 pub fn standard_shanten(hand: &TileCounts) -> i8 {
-    standard_shanten_counts(hand.as_array(), hand.total())
+    let counts = hand.as_array();
+    standard_shanten_counts(counts, total_of(&count_words(counts)))
 }
 
 /// One bit per byte lane.
 const LANES: u64 = 0x0101_0101_0101_0101;
+
+/// The 34 counts as five little-endian words (eight counts each, zero padded).
+#[inline(always)]
+fn count_words(counts: &[u8; TILE_KINDS]) -> [u64; 5] {
+    let mut padded = [0u8; 40];
+    padded[..TILE_KINDS].copy_from_slice(counts);
+    let (chunks, _) = padded.as_chunks::<8>();
+    std::array::from_fn(|i| chunks.get(i).map_or(0, |&c| u64::from_le_bytes(c)))
+}
+
+/// Number of tiles: the byte sum of each word lands in its top byte (counts
+/// are at most 4, so a word sums to at most 32 and nothing overflows).
+#[inline(always)]
+fn total_of(words: &[u64; 5]) -> usize {
+    words
+        .iter()
+        .map(|w| (w.wrapping_mul(LANES) >> 56) as usize)
+        .sum()
+}
 
 /// Byte lanes of the thirteen orphans (1m 9m 1p 9p 1s 9s 1z..7z) in the five
 /// little-endian words of the counts.
@@ -75,21 +97,23 @@ const ORPHAN_LANES: [u64; 5] = [0x01, 0x0101, 0x0001_0100, 0x0101_0101_0101_0000
 /// at a time: seven distinct pairs `6 - pairs + max(0, 7 - kinds)`; thirteen
 /// orphans `13 - orphan kinds - (1 if an orphan is held twice)`.
 #[inline]
-fn special_shanten(counts: &[u8; TILE_KINDS]) -> (i8, i8) {
-    let (mut pairs, mut kinds, mut orphan_kinds, mut orphan_pairs) = (0u32, 0u32, 0u32, 0u64);
-    for (i, lanes) in ORPHAN_LANES.iter().enumerate() {
-        let bytes: [u8; 8] = std::array::from_fn(|k| counts.get(8 * i + k).copied().unwrap_or(0));
-        let x = u64::from_le_bytes(bytes);
+fn special_shanten(words: &[u64; 5]) -> (i8, i8) {
+    // Lane masks (one bit per byte) summed as bytes, counted at the end with
+    // one multiply each: `count_ones` is a slow bit loop without the popcnt
+    // target feature. Sums stay below 256 per byte (at most 5 words).
+    let (mut pairs, mut kinds, mut orphan_kinds, mut orphan_pairs) = (0u64, 0u64, 0u64, 0u64);
+    for (&x, lanes) in words.iter().zip(ORPHAN_LANES) {
         // Counts are at most 4 (three bits), so no bit leaks between lanes.
         let two = ((x >> 1) | (x >> 2)) & LANES;
         let one = (x | two) & LANES;
-        pairs += two.count_ones();
-        kinds += one.count_ones();
-        orphan_kinds += (one & lanes).count_ones();
+        pairs += two;
+        kinds += one;
+        orphan_kinds += one & lanes;
         orphan_pairs |= two & lanes;
     }
-    let seven_pairs = 6 - pairs as i8 + (7 - kinds as i8).max(0);
-    let orphans = 13 - orphan_kinds as i8 - i8::from(orphan_pairs != 0);
+    let count = |lanes: u64| (lanes.wrapping_mul(LANES) >> 56) as i8;
+    let seven_pairs = 6 - count(pairs) + (7 - count(kinds)).max(0);
+    let orphans = 13 - count(orphan_kinds) - i8::from(orphan_pairs != 0);
     (seven_pairs, orphans)
 }
 
@@ -288,24 +312,153 @@ fn mark_targets<const LEN: usize>(
     }
 }
 
+/// The tables of the hot path. A suit's cost vector is one of only a few
+/// distinct vectors (126 for numbered suits, 55 for honours), so each suit
+/// pattern maps to a one-byte id (405,350 bytes, cache friendly), and the
+/// min-plus products of id pairs (man x pin, sou x honours) are tabulated:
+/// a hand's shanten is four id loads, two product loads and one final
+/// min over the meld split.
 struct Tables {
-    suit: SuitTable<9>,
-    honours: SuitTable<7>,
+    /// Suit rank three positions at a time: `suit_rank3[g][s][c0 + 5 c1 + 25 c2]`
+    /// is the rank contribution of positions `3g..3g+3` holding `c0 c1 c2`
+    /// when the positions above hold `s` tiles (the sum of three
+    /// [`SuitTable`] offsets), so a rank is three independent loads.
+    suit_rank3: Box<[[[u32; 125]; MAX_TILES + 1]; 3]>,
+    /// Cost-vector id of each numbered-suit pattern, by rank.
+    suit_ids: Box<[u8]>,
+    /// Honour cost-vector id by count histogram: honours form no sequences,
+    /// so the costs depend only on how many honours are held once, twice,
+    /// three and four times; index `sum(HONOUR_WEIGHT[count])`.
+    honour_ids: Box<[u8; 4096]>,
+    suit_vectors: Vec<Costs>,
+    honour_vectors: Vec<Costs>,
+    /// `combine(suit a, suit b)` at `a * suits + b`.
+    suit_pair: Box<[Costs]>,
+    /// `combine(suit a, honours h)` at `a * honours + h`.
+    suit_honour: Box<[Costs]>,
+    /// Patterns covered: (numbered suit, honours).
+    patterns: (usize, usize),
+}
+
+/// Histogram weights of an honour count (3 bits per bucket).
+const HONOUR_WEIGHT: [u16; 5] = [0, 1, 8, 64, 512];
+
+/// Ids of the distinct vectors of `costs` (in first-seen order).
+fn intern(costs: impl Iterator<Item = Costs>, vectors: &mut Vec<Costs>) -> Vec<u8> {
+    let mut index = std::collections::HashMap::new();
+    costs
+        .map(|c| {
+            *index.entry(c).or_insert_with(|| {
+                vectors.push(c);
+                (vectors.len() - 1) as u8
+            })
+        })
+        .collect()
 }
 
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
-    TABLES.get_or_init(|| Tables {
-        suit: SuitTable::build(true),
-        honours: SuitTable::build(false),
+    TABLES.get_or_init(|| {
+        let suit = SuitTable::<9>::build(true);
+        let honours = SuitTable::<7>::build(false);
+        let mut suit_rank3 = Box::new([[[0u32; 125]; MAX_TILES + 1]; 3]);
+        for (g, by_sum) in suit_rank3.iter_mut().enumerate() {
+            for (s, row) in by_sum.iter_mut().enumerate() {
+                for (key, slot) in row.iter_mut().enumerate() {
+                    let c = [key % 5, key / 5 % 5, key / 25];
+                    let clamp = |x: usize| x.min(MAX_TILES);
+                    *slot = suit.offsets[3 * g + 2][clamp(s)][c[2]]
+                        + suit.offsets[3 * g + 1][clamp(s + c[2])][c[1]]
+                        + suit.offsets[3 * g][clamp(s + c[2] + c[1])][c[0]];
+                }
+            }
+        }
+        let mut suit_vectors = Vec::new();
+        let suit_ids = intern(suit.costs.iter().map(|&c| unpack(c)), &mut suit_vectors);
+        // One representative pattern per histogram: counts in descending order.
+        let histogram_costs = (0..4096usize).map(|key| {
+            let buckets = [key & 7, key >> 3 & 7, key >> 6 & 7, key >> 9 & 7];
+            let mut pattern = [0u8; 7];
+            let mut i = 0;
+            for count in (1..=4).rev() {
+                for _ in 0..buckets[count - 1] {
+                    if let Some(p) = pattern.get_mut(i) {
+                        *p = count as u8;
+                    }
+                    i += 1;
+                }
+            }
+            let tiles: usize = (1..=4).map(|c| c * buckets[c - 1]).sum();
+            // Impossible histograms get the empty pattern's costs.
+            if i > 7 || tiles > MAX_TILES {
+                pattern = [0; 7];
+            }
+            honours.costs(&pattern)
+        });
+        let mut honour_vectors = Vec::new();
+        let honour_list = intern(histogram_costs, &mut honour_vectors);
+        let mut honour_ids = Box::new([0u8; 4096]);
+        honour_ids.copy_from_slice(&honour_list);
+        assert!(suit_vectors.len() <= 256 && honour_vectors.len() <= 256);
+        let suit_pair = suit_vectors
+            .iter()
+            .flat_map(|a| suit_vectors.iter().map(move |b| combine(a, b)))
+            .collect();
+        let suit_honour = suit_vectors
+            .iter()
+            .flat_map(|a| honour_vectors.iter().map(move |h| combine(a, h)))
+            .collect();
+        Tables {
+            suit_rank3,
+            suit_ids: suit_ids.into_boxed_slice(),
+            honour_ids,
+            suit_vectors,
+            honour_vectors,
+            suit_pair,
+            suit_honour,
+            patterns: (suit.costs.len(), honours.costs.len()),
+        }
     })
 }
 
-/// Sizes of the shanten tables: (suit patterns, honour patterns, heap bytes).
+impl Tables {
+    /// Cost-vector id of one numbered suit (nine counts, at most 14 tiles).
+    #[inline(always)]
+    fn suit_id(&self, c: &[u8]) -> usize {
+        let c: [usize; 9] = std::array::from_fn(|i| usize::from(c.get(i).copied().unwrap_or(0)));
+        let high = c[6] + 5 * c[7] + 25 * c[8];
+        let mid = c[3] + 5 * c[4] + 25 * c[5];
+        let low = c[0] + 5 * c[1] + 25 * c[2];
+        let s_high = (c[6] + c[7] + c[8]).min(MAX_TILES);
+        let s_mid = (s_high + c[3] + c[4] + c[5]).min(MAX_TILES);
+        let r = &self.suit_rank3;
+        let rank = r[2][0][high.min(124)] + r[1][s_high][mid.min(124)] + r[0][s_mid][low.min(124)];
+        usize::from(self.suit_ids.get(rank as usize).copied().unwrap_or(0))
+    }
+
+    /// Cost-vector id of the seven honours.
+    #[inline(always)]
+    fn honour_id(&self, c: &[u8]) -> usize {
+        let key: u16 = c
+            .iter()
+            .map(|&x| HONOUR_WEIGHT[usize::from(x).min(4)])
+            .sum();
+        usize::from(self.honour_ids[usize::from(key) & 4095])
+    }
+}
+
+/// Sizes of the shanten tables: (suit patterns, honour patterns, bytes of
+/// the hot-path tables).
 pub fn shanten_table_stats() -> (usize, usize, usize) {
     let t = tables();
-    let bytes = std::mem::size_of_val(&*t.suit.costs) + std::mem::size_of_val(&*t.honours.costs);
-    (t.suit.costs.len(), t.honours.costs.len(), bytes)
+    let bytes = std::mem::size_of_val(&*t.suit_rank3)
+        + t.suit_ids.len()
+        + t.honour_ids.len()
+        + std::mem::size_of_val(&*t.suit_pair)
+        + std::mem::size_of_val(&*t.suit_honour)
+        + std::mem::size_of_val(&*t.suit_vectors)
+        + std::mem::size_of_val(&*t.honour_vectors);
+    (t.patterns.0, t.patterns.1, bytes)
 }
 
 /// Min-plus product of two cost vectors: `r[m + 5p]` is the least
@@ -331,13 +484,11 @@ fn combine(a: &Costs, b: &Costs) -> Costs {
 pub(crate) fn standard_shanten_counts(counts: &[u8; TILE_KINDS], total: usize) -> i8 {
     let t = tables();
     let melds = (total / 3).min(4);
-    let man = t.suit.costs(&counts[0..9]);
-    let pin = t.suit.costs(&counts[9..18]);
-    let sou = t.suit.costs(&counts[18..27]);
-    let honours = t.honours.costs(&counts[27..34]);
-    // Two independent products, then one pair between them.
-    let x = combine(&man, &pin);
-    let y = combine(&sou, &honours);
+    let (man, pin) = (t.suit_id(&counts[0..9]), t.suit_id(&counts[9..18]));
+    let (sou, honours) = (t.suit_id(&counts[18..27]), t.honour_id(&counts[27..34]));
+    // Two tabulated products, then one pair between them.
+    let x = &t.suit_pair[man * t.suit_vectors.len() + pin];
+    let y = &t.suit_honour[sou * t.honour_vectors.len() + honours];
     let mut best = u8::MAX;
     for m in 0..=melds {
         let rest = melds - m;
@@ -352,18 +503,18 @@ mod tests {
 
     #[test]
     fn rank_matches_build_order() {
-        let t = tables();
-        assert_eq!(t.suit.costs.len(), 405_350);
+        let honours = SuitTable::<7>::build(false);
+        assert_eq!(tables().patterns, (405_350, 43_130));
         // Spot-check: rank is a bijection onto 0..len in index order.
         let mut expected = 0usize;
         for idx in 0..5usize.pow(7) {
             let d: [u8; 7] = std::array::from_fn(|i| (idx / 5usize.pow(i as u32) % 5) as u8);
             if d.iter().map(|&c| usize::from(c)).sum::<usize>() <= MAX_TILES {
-                assert_eq!(t.honours.rank(&d), expected);
+                assert_eq!(honours.rank(&d), expected);
                 expected += 1;
             }
         }
-        assert_eq!(expected, t.honours.costs.len());
+        assert_eq!(expected, honours.costs.len());
     }
 
     #[test]
@@ -377,9 +528,12 @@ mod tests {
         }
         let t = tables();
         assert_eq!(
-            t.suit.costs(&[4, 0, 0, 0, 0, 0, 0, 0, 0]),
+            t.suit_vectors[t.suit_id(&[4, 0, 0, 0, 0, 0, 0, 0, 0])],
             [0, 0, 2, 5, 8, 0, 2, 4, 7, 10]
         );
-        assert_eq!(t.honours.costs(&[0; 7]), [0, 3, 6, 9, 12, 2, 5, 8, 11, 14]);
+        assert_eq!(
+            t.honour_vectors[t.honour_id(&[0; 7])],
+            [0, 3, 6, 9, 12, 2, 5, 8, 11, 14]
+        );
     }
 }

@@ -3,10 +3,11 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::ops::Deref;
+use std::sync::OnceLock;
 
 use super::counts::TileCounts;
 use super::tile::{Tile, TILE_KINDS};
-use super::win_table::{shape_key, shape_key_positions, WinTable};
+use super::win_table::{shape_key_positions, WinTable};
 
 /// The shape of a complete hand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -202,24 +203,102 @@ pub fn is_win(hand: &TileCounts) -> bool {
 /// 14 tiles.
 #[inline]
 pub(crate) fn is_win_counts(counts: &[u8; TILE_KINDS]) -> bool {
-    (may_be_standard(counts) && WinTable::get().contains(shape_key(counts)))
-        || is_seven_pairs(counts)
-        || thirteen_orphans_pair(counts).is_some()
+    is_standard_win(counts) || is_seven_pairs(counts) || thirteen_orphans_pair(counts).is_some()
 }
 
-/// Cheap necessary condition for a standard win, to skip the key for most
-/// non-winning hands: no honour held once or four times (honours only form
-/// pairs and triplets), and each suit's tile count is 0 or 2 modulo 3.
+/// Number of count patterns of one numbered suit in base 5.
+const SUIT_PATTERNS: usize = 5usize.pow(9);
+
+/// Two bits per numbered-suit pattern (base-5 index `k = sum c_i 5^i`, bits
+/// `2k` and `2k + 1`): `0b01` when the suit alone is melds only, `0b11` when
+/// it is melds plus one pair (at most 14 tiles), else `0b00`. 488,282
+/// bytes, built at first use from the melds and pairs.
 #[inline]
-fn may_be_standard(counts: &[u8; TILE_KINDS]) -> bool {
-    let mut bad = 0u8;
-    for &c in &counts[27..] {
-        // Bit c of 0b10010 is set for c = 1 and c = 4.
-        bad |= 0b1_0010u8.checked_shr(u32::from(c)).unwrap_or(0) & 1;
-    }
-    let suit_ok = |s: &[u8]| s.iter().sum::<u8>() % 3 != 1;
-    bad == 0 && suit_ok(&counts[0..9]) && suit_ok(&counts[9..18]) && suit_ok(&counts[18..27])
+fn complete_suits() -> &'static [u64] {
+    static BITS: OnceLock<Box<[u64]>> = OnceLock::new();
+    BITS.get_or_init(|| {
+        let mut bits = vec![0u64; (2 * SUIT_PATTERNS).div_ceil(64)];
+        let mut counts = [0u8; 9];
+        mark_complete(&mut counts, 0, 0, &mut bits);
+        bits.into_boxed_slice()
+    })
 }
+
+/// Marks `counts` with every further choice of up to `4 - melds` melds
+/// (kinds ascending from `start`: 9 triplets, then 7 sequences), each
+/// alone and with each pair.
+fn mark_complete(counts: &mut [u8; 9], start: usize, melds: usize, bits: &mut [u64]) {
+    let key = |c: &[u8; 9]| c.iter().rev().fold(0usize, |k, &x| 5 * k + usize::from(x));
+    let mut set = |c: &[u8; 9], value: u64| {
+        let k = 2 * key(c);
+        if let Some(word) = bits.get_mut(k / 64) {
+            *word |= value << (k % 64);
+        }
+    };
+    set(counts, 0b01);
+    for p in 0..9 {
+        if counts[p] <= 2 {
+            counts[p] += 2;
+            set(counts, 0b11);
+            counts[p] -= 2;
+        }
+    }
+    if melds == 4 {
+        return;
+    }
+    for kind in start..16 {
+        let tiles: &[usize] = if kind < 9 {
+            &[kind, kind, kind]
+        } else {
+            &[kind - 9, kind - 8, kind - 7]
+        };
+        for &t in tiles {
+            counts[t] += 1;
+        }
+        if counts.iter().all(|&c| c <= 4) {
+            mark_complete(counts, kind, melds + 1, bits);
+        }
+        for &t in tiles {
+            counts[t] -= 1;
+        }
+    }
+}
+
+/// Standard form: every numbered suit complete on its own (bit table), every
+/// honour held 0, 2 or 3 times, and exactly one pair in all (a suit of
+/// `3k + 2` tiles holds it, or an honour held twice).
+#[inline]
+fn is_standard_win(counts: &[u8; TILE_KINDS]) -> bool {
+    let bits = complete_suits();
+    let mut pairs = 0u32;
+    let mut ok = true;
+    for suit in counts[..27].chunks_exact(9) {
+        let c: [usize; 9] = std::array::from_fn(|i| usize::from(suit.get(i).copied().unwrap_or(0)));
+        // Base-5 index in three independent parts (a shorter dependency chain).
+        let key = 2
+            * ((c[0] + 5 * c[1] + 25 * c[2])
+                + 125 * (c[3] + 5 * c[4] + 25 * c[5])
+                + 15625 * (c[6] + 5 * c[7] + 25 * c[8]));
+        let state = bits.get(key / 64).map_or(0, |w| w >> (key % 64) & 3) as u32;
+        ok &= state != 0;
+        pairs += state >> 1;
+    }
+    // The seven honours are bytes 1..8 of the word starting at 9s.
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&counts[26..34]);
+    let x = u64::from_le_bytes(word) & !0xff;
+    // Per lane: held once (bit 0 without bit 1) or four times (bit 2) is
+    // bad; twice (bit 1 alone) is a pair. Counts are at most 4.
+    let bad = ((x & !(x >> 1)) | (x >> 2)) & HONOUR_LANES;
+    let honour_pairs = (x >> 1) & !x & HONOUR_LANES;
+    pairs += (honour_pairs.wrapping_mul(LANES) >> 56) as u32;
+    ok && bad == 0 && pairs == 1
+}
+
+/// One bit per byte lane.
+const LANES: u64 = 0x0101_0101_0101_0101;
+/// Lanes 1..8: the honours in the word starting at 9s.
+const HONOUR_LANES: u64 = LANES & !0xff;
 
 /// Seven distinct pairs: seven tiles held exactly twice. With at most 14
 /// tiles in the hand, nothing else can be held.

@@ -290,23 +290,6 @@ impl WinTable {
         }
     }
 
-    /// Whether `key` is a complete shape.
-    #[inline]
-    pub(crate) fn contains(&self, key: u32) -> bool {
-        let mask = self.slots.len() - 1;
-        let mut i = hash(key, self.shift);
-        loop {
-            let k = self.slots[i & mask].0;
-            if k == key {
-                return true;
-            }
-            if k == 0 {
-                return false;
-            }
-            i += 1;
-        }
-    }
-
     pub(crate) fn stats(&self) -> TableStats {
         TableStats {
             keys: self.keys,

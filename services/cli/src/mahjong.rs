@@ -1,4 +1,4 @@
-//! `deckhand mahjong …`: win check, shanten and waits of mahjong hands.
+//! `deckhand mahjong …`: win check, shanten, waits and scoring of mahjong hands.
 
 use clap::Subcommand;
 use deckhand::proto::mahjong::v1 as pb;
@@ -35,6 +35,8 @@ enum Command {
         #[arg(required = true)]
         hands: Vec<String>,
     },
+    /// Riichi scoring of a win: yaku, dora, fu, points and limit (defaults: ron, East round, South seat).
+    Score(crate::mahjong_score::ScoreArgs),
 }
 
 fn text(tiles: &str) -> pb::Hand {
@@ -212,6 +214,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 println!("{hand}: {}", waits(&result));
             }
         }
+        Command::Score(score) => crate::mahjong_score::run(&mut client, score).await?,
     }
     target.close().await
 }

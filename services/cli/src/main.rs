@@ -15,6 +15,7 @@ mod cluster_bench;
 mod embedded;
 mod handops;
 mod mahjong;
+mod mahjong_score;
 mod preferans;
 mod rummikub;
 
@@ -33,7 +34,7 @@ struct Cli {
 enum Command {
     /// Dou Dizhu hand algebra (hand-ops service).
     Handops(handops::Args),
-    /// Mahjong win check, shanten and waits (mahjong service).
+    /// Mahjong win check, shanten, waits and scoring (mahjong service).
     Mahjong(mahjong::Args),
     /// Rummikub arrangement and best move (rummikub service).
     Rummikub(rummikub::Args),

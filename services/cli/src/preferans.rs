@@ -34,6 +34,14 @@ enum Command {
         #[arg(long, env = "DECKHAND_COORDINATOR")]
         coordinator: String,
     },
+    /// Drain a worker: it finishes its leases, takes no new one, and is let go.
+    Drain {
+        /// Coordinator address HOST:PORT.
+        #[arg(long, env = "DECKHAND_COORDINATOR")]
+        coordinator: String,
+        /// The worker's address as `workers` lists it.
+        worker: String,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -99,6 +107,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         Command::Solve(args) => solve(args).await,
         Command::Batch(args) => crate::batch::run(args).await,
         Command::Workers { coordinator } => workers(&coordinator).await,
+        Command::Drain {
+            coordinator,
+            worker,
+        } => drain(&coordinator, worker).await,
     }
 }
 
@@ -360,8 +372,8 @@ async fn workers(coordinator: &str) -> anyhow::Result<()> {
         .into_inner()
         .workers;
     println!(
-        "{:<24}{:<8}{:<12}{:>14}{:>14}",
-        "address", "state", "trumps", "layouts/s", "solved"
+        "{:<24}{:<10}{:<12}{:<12}{:>14}{:>14}",
+        "address", "state", "joined", "trumps", "layouts/s", "solved"
     );
     for w in workers {
         let state = pb::WorkerState::try_from(w.state)
@@ -371,11 +383,27 @@ async fn workers(coordinator: &str) -> anyhow::Result<()> {
                     .to_lowercase()
             })
             .unwrap_or_default();
+        let joined = pb::WorkerSource::try_from(w.source)
+            .map(|s| {
+                s.as_str_name()
+                    .trim_start_matches("WORKER_SOURCE_")
+                    .to_lowercase()
+            })
+            .unwrap_or_default();
         println!(
-            "{:<24}{:<8}{:<12}{:>14.0}{:>14}",
-            w.address, state, w.trumps, w.layouts_per_second, w.layouts_solved
+            "{:<24}{:<10}{:<12}{:<12}{:>14.0}{:>14}",
+            w.address, state, joined, w.trumps, w.layouts_per_second, w.layouts_solved
         );
     }
+    target.close().await
+}
+
+async fn drain(coordinator: &str, worker: String) -> anyhow::Result<()> {
+    let target = Target::connect(Some(coordinator)).await?;
+    let mut client = CoordinatorServiceClient::new(target.channel.clone());
+    client
+        .drain_worker(pb::DrainWorkerRequest { address: worker })
+        .await?;
     target.close().await
 }
 

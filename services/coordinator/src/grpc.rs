@@ -87,7 +87,9 @@ impl Coordinator {
                 value,
             };
             let workers = registry.list();
-            let up = workers.iter().filter(|w| w.is_up()).count();
+            let count = |state: pb::WorkerState| {
+                workers.iter().filter(|w| w.worker_state() == state).count()
+            };
             let by_state = |state: &str, n: usize| Sample {
                 name: "deckhand_coordinator_workers",
                 labels: vec![("state".to_string(), state.to_string())],
@@ -104,8 +106,10 @@ impl Coordinator {
                     "deckhand_coordinator_duplicate_leases_total",
                     scheduler.duplicate_leases.load(Ordering::Relaxed) as f64,
                 ),
-                by_state("up", up),
-                by_state("down", workers.len() - up),
+                by_state("idle", count(pb::WorkerState::Idle)),
+                by_state("busy", count(pb::WorkerState::Busy)),
+                by_state("down", count(pb::WorkerState::Down)),
+                by_state("draining", count(pb::WorkerState::Draining)),
             ]
         });
     }
@@ -198,6 +202,26 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
     ) -> Result<Response<pb::ListWorkersResponse>, Status> {
         let workers = self.registry.list().iter().map(|w| w.info()).collect();
         Ok(Response::new(pb::ListWorkersResponse { workers }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<pb::HeartbeatRequest>,
+    ) -> Result<Response<pb::HeartbeatResponse>, Status> {
+        let request = request.into_inner();
+        self.registry
+            .heartbeat(&request.address, request.draining)?;
+        Ok(Response::new(pb::HeartbeatResponse {
+            heartbeat_timeout_seconds: self.scheduler.config.heartbeat_timeout.as_secs_f64(),
+        }))
+    }
+
+    async fn drain_worker(
+        &self,
+        request: Request<pb::DrainWorkerRequest>,
+    ) -> Result<Response<pb::DrainWorkerResponse>, Status> {
+        self.registry.drain(&request.into_inner().address)?;
+        Ok(Response::new(pb::DrainWorkerResponse {}))
     }
 
     async fn submit_analyses(

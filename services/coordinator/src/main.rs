@@ -44,6 +44,9 @@ struct Args {
     /// Seconds a worker may stay silent on a lease before it is taken back.
     #[arg(long, env = "DECKHAND_LEASE_TIMEOUT_SECS", default_value_t = 60)]
     lease_timeout_secs: u64,
+    /// Seconds without a heartbeat after which a self-registered worker is forgotten.
+    #[arg(long, env = "DECKHAND_HEARTBEAT_TIMEOUT_SECS", default_value_t = 15)]
+    heartbeat_timeout_secs: u64,
 }
 
 #[tokio::main]
@@ -53,14 +56,16 @@ async fn main() -> anyhow::Result<()> {
     let config = args.server.into_config(DEFAULT_PORT)?;
     anyhow::ensure!(args.chunk_size >= 1, "--chunk-size must be positive");
     anyhow::ensure!(args.max_jobs >= 1, "--max-jobs must be positive");
-    anyhow::ensure!(
-        !args.workers.is_empty() || !args.workers_dns.is_empty(),
-        "give --workers or --workers-dns"
-    );
+    if args.workers.is_empty() && args.workers_dns.is_empty() {
+        tracing::info!("no --workers or --workers-dns: waiting for workers to register");
+    }
     let scheduler = SchedulerConfig {
         chunk_size: args.chunk_size,
         max_jobs: args.max_jobs,
         lease_timeout: Duration::from_secs(args.lease_timeout_secs.max(1)),
+        // The server's keepalive also guards the channels to the workers.
+        worker_keepalive: config.keepalive,
+        heartbeat_timeout: Duration::from_secs(args.heartbeat_timeout_secs.max(1)),
         ..SchedulerConfig::default()
     };
     let discovery = Discovery {

@@ -35,6 +35,11 @@ pub struct SchedulerConfig {
     pub lease_timeout: Duration,
     /// How often a running analysis streams progress.
     pub progress_interval: Duration,
+    /// HTTP/2 ping on a worker channel after this much silence; the connection
+    /// (and its leases) is dropped when the ping is not answered within as long again.
+    pub worker_keepalive: Option<Duration>,
+    /// A self-registered worker is forgotten after this long without a heartbeat.
+    pub heartbeat_timeout: Duration,
 }
 
 impl Default for SchedulerConfig {
@@ -46,6 +51,8 @@ impl Default for SchedulerConfig {
             slots_per_worker: 2,
             lease_timeout: Duration::from_secs(60),
             progress_interval: Duration::from_millis(500),
+            worker_keepalive: Some(Duration::from_secs(4)),
+            heartbeat_timeout: Duration::from_secs(15),
         }
     }
 }

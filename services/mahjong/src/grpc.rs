@@ -155,4 +155,13 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
             .await?;
         Ok(Response::new(pb::WaitsResponse { results }))
     }
+
+    async fn score(
+        &self,
+        request: Request<pb::ScoreRequest>,
+    ) -> Result<Response<pb::ScoreResponse>, Status> {
+        let results =
+            crate::score::score_batch(request.into_inner().situations, self.max_batch).await?;
+        Ok(Response::new(pb::ScoreResponse { results }))
+    }
 }
