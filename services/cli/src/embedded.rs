@@ -2,10 +2,8 @@
 //! started in this process on loopback ports. Both paths run the same gRPC code.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
-use coordinator::scheduler::SchedulerConfig;
+use coordinator::RunningCoordinator;
 use deckhand::client::{ClientOptions, Transport};
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
@@ -21,6 +19,8 @@ pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 /// A connection to a cluster; keeps the embedded servers alive while in use.
 pub struct Target {
     pub channel: Transport,
+    /// Stopped in this order: the coordinator before its worker.
+    coordinator: Option<RunningCoordinator>,
     embedded: Vec<RunningServer>,
 }
 
@@ -84,23 +84,17 @@ impl Target {
             Services::new(Routes::new(worker), &names),
         )
         .await?;
-        let discovery = Discovery {
-            workers: vec![worker.addr.to_string()],
-            dns: Vec::new(),
-            interval: Duration::from_secs(3600),
-            client: Default::default(),
-        };
-        let coordinator: CoordinatorServiceServer<Coordinator> =
-            Coordinator::start(SchedulerConfig::default(), discovery)
-                .into_server(MAX_MESSAGE_BYTES);
-        let names = [name(&coordinator)];
-        let coordinator = spawn(
-            ServerConfig::loopback(),
-            Services::new(Routes::new(coordinator), &names),
-        )
-        .await?;
-        // The coordinator first, so the channel below goes to it.
-        Target::local(vec![coordinator, worker]).await
+        let mut config = coordinator::Config::new(vec![worker.addr.to_string()]);
+        config.max_message_bytes = MAX_MESSAGE_BYTES;
+        let coordinator = coordinator::spawn(config, ServerConfig::loopback()).await?;
+        Ok(Target {
+            // Embedded servers listen on loopback in plaintext, without tokens.
+            channel: ClientOptions::default()
+                .connect(&coordinator.addr.to_string())
+                .await?,
+            coordinator: Some(coordinator),
+            embedded: vec![worker],
+        })
     }
 
     async fn remote(addr: &str) -> anyhow::Result<Target> {
@@ -109,6 +103,7 @@ impl Target {
                 .get_or_init(ClientOptions::default)
                 .connect(addr)
                 .await?,
+            coordinator: None,
             embedded: Vec::new(),
         })
     }
@@ -121,6 +116,7 @@ impl Target {
         Ok(Target {
             // Embedded servers listen on loopback in plaintext, without tokens.
             channel: ClientOptions::default().connect(&addr).await?,
+            coordinator: None,
             embedded: servers,
         })
     }
@@ -128,6 +124,9 @@ impl Target {
     /// Stops the embedded servers, if any.
     pub async fn close(self) -> anyhow::Result<()> {
         drop(self.channel);
+        if let Some(coordinator) = self.coordinator {
+            coordinator.shutdown().await?;
+        }
         for server in self.embedded {
             server.shutdown().await?;
         }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod batch;
 mod bench;
 mod bench_preferans;
 mod cluster_bench;

@@ -26,6 +26,8 @@ enum Command {
     SolveAllFoe(SolveAllFoe),
     /// Solve one full deal: declarer tricks and the value of every legal card.
     Solve(Solve),
+    /// Durable batch analyses on a coordinator: submit, wait, get, list, cancel.
+    Batch(crate::batch::Args),
     /// List the workers of a coordinator.
     Workers {
         /// Coordinator address HOST:PORT.
@@ -103,6 +105,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Command::SolveAllFoe(args) => solve_all_foe(args).await,
         Command::Solve(args) => solve(args).await,
+        Command::Batch(args) => crate::batch::run(args).await,
         Command::Workers { coordinator } => workers(&coordinator).await,
         Command::Drain {
             coordinator,
@@ -111,7 +114,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-fn seat(text: &str) -> anyhow::Result<i32> {
+pub(crate) fn seat(text: &str) -> anyhow::Result<i32> {
     let seat = match text.trim().to_ascii_uppercase().as_str() {
         "N" => Seat::N,
         "E" => Seat::E,
@@ -172,7 +175,7 @@ fn view_request(args: &SolveAllFoe) -> anyhow::Result<pb::DeclarerView> {
     })
 }
 
-fn layout_range(text: Option<&str>) -> anyhow::Result<(u32, u32)> {
+pub(crate) fn layout_range(text: Option<&str>) -> anyhow::Result<(u32, u32)> {
     let Some(text) = text else {
         return Ok((0, LAYOUT_COUNT));
     };
@@ -228,7 +231,7 @@ async fn solve_all_foe(args: SolveAllFoe) -> anyhow::Result<()> {
     target.close().await
 }
 
-fn progress_bar(p: &pb::Progress) {
+pub(crate) fn progress_bar(p: &pb::Progress) {
     const WIDTH: usize = 30;
     let share = p.layouts_done as f64 / p.layouts_total.max(1) as f64;
     let filled = ((share * WIDTH as f64) as usize).min(WIDTH);

@@ -8,7 +8,7 @@
 //! forgotten then; one drained with `DrainWorker` stays drained while it is up
 //! and is taken back once it has gone away and returns (a restart). Each
 //! worker gets a driver: it checks the worker with `Status`, then runs
-//! `leases_per_worker` lease loops; a broken stream or a silent worker puts the
+//! `slots_per_worker` slots (each a loop taking one lease at a time); a broken stream or a silent worker puts the
 //! lease back in the queue and the driver retries the worker with a backoff,
 //! so a worker that comes back rejoins.
 
@@ -23,9 +23,11 @@ use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tonic::Status;
 
-use crate::job::Recorded;
+use crate::jobs::Jobs;
+use crate::problem::Recorded;
 use crate::scheduler::{Lease, Scheduler};
 
 /// What the coordinator knows of one worker.
@@ -43,7 +45,7 @@ pub struct Worker {
 
 struct WorkerState {
     up: bool,
-    busy_leases: usize,
+    busy_slots: usize,
     /// Trumps of the last job it worked on (its tables prefer to keep them).
     held: Option<Strain>,
     /// Strains its tables hold, from the last `Status`.
@@ -72,7 +74,7 @@ impl Worker {
             stop: CancellationToken::new(),
             state: Mutex::new(WorkerState {
                 up: false,
-                busy_leases: 0,
+                busy_slots: 0,
                 held: None,
                 tables: Vec::new(),
                 rate: 0.0,
@@ -103,7 +105,7 @@ impl Worker {
         let elapsed = mark.elapsed().as_secs_f64();
         if elapsed >= 1.0 {
             let now = (solved - before) as f64 / elapsed;
-            state.rate = if state.busy_leases == 0 && now == 0.0 {
+            state.rate = if state.busy_slots == 0 && now == 0.0 {
                 0.0
             } else {
                 0.5 * state.rate + 0.5 * now
@@ -136,7 +138,7 @@ impl Worker {
     }
 
     fn state_of(&self, state: &WorkerState) -> pb::WorkerState {
-        match (state.up, state.busy_leases) {
+        match (state.up, state.busy_slots) {
             _ if state.drain.is_cancelled() => pb::WorkerState::Draining,
             (false, _) => pb::WorkerState::Down,
             (true, 0) => pb::WorkerState::Idle,
@@ -196,7 +198,12 @@ pub struct Registry {
     scheduler: Arc<Scheduler>,
     /// How to dial workers (TLS, client certificate, token).
     client: ClientOptions,
+    jobs: Arc<Jobs>,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
+    /// Stops every driver (the coordinator is shutting down).
+    stop: CancellationToken,
+    /// The drivers, so that shutdown can wait for them.
+    tasks: TaskTracker,
 }
 
 /// Why the registry refused a heartbeat or a drain.
@@ -218,13 +225,25 @@ impl From<MembershipError> for Status {
 }
 
 impl Registry {
-    pub fn new(scheduler: Arc<Scheduler>, client: ClientOptions) -> Arc<Registry> {
+    pub fn new(
+        scheduler: Arc<Scheduler>,
+        client: ClientOptions,
+        jobs: Arc<Jobs>,
+        stop: CancellationToken,
+        tasks: TaskTracker,
+    ) -> Arc<Registry> {
         let registry = Arc::new(Registry {
             scheduler,
             client,
+            jobs,
             workers: Mutex::new(BTreeMap::new()),
+            stop,
+            tasks,
         });
-        tokio::spawn(forget_silent(Arc::downgrade(&registry)));
+        let silent = forget_silent(Arc::downgrade(&registry));
+        registry
+            .tasks
+            .spawn(registry.stop.clone().run_until_cancelled_owned(silent));
         registry
     }
 
@@ -256,7 +275,9 @@ impl Registry {
             ));
             workers.insert(address.to_string(), worker.clone());
             tracing::info!(worker = %address, "worker registered");
-            tokio::spawn(drive(self.clone(), worker));
+            let stop = self.stop.clone();
+            self.tasks
+                .spawn(stop.run_until_cancelled_owned(drive(self.clone(), worker)));
         }
         Ok(())
     }
@@ -312,7 +333,9 @@ impl Registry {
                 let worker = Arc::new(Worker::new(address.clone(), *source));
                 workers.insert(address.clone(), worker.clone());
                 tracing::info!(worker = %address, "worker discovered");
-                tokio::spawn(drive(self.clone(), worker));
+                let stop = self.stop.clone();
+                self.tasks
+                    .spawn(stop.run_until_cancelled_owned(drive(self.clone(), worker)));
             }
         }
     }
@@ -349,7 +372,8 @@ async fn forget_silent(registry: std::sync::Weak<Registry>) {
     }
 }
 
-/// Resolves the static list and the DNS names every `interval`, forever.
+/// Resolves the static list and the DNS names every `interval`, until the
+/// coordinator stops (the caller runs it under the stop token).
 pub async fn discover(
     registry: Arc<Registry>,
     fixed: Vec<String>,
@@ -476,7 +500,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
             state.down = None;
         }
         backoff = Duration::from_millis(250);
-        let loops = registry.scheduler.config.leases_per_worker.max(1);
+        let loops = registry.scheduler.config.slots_per_worker.max(1);
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..loops {
             tasks.spawn(lease_loop(registry.clone(), worker.clone(), client.clone()));
@@ -527,10 +551,10 @@ async fn lease_loop(
         };
         {
             let mut state = worker.state();
-            state.busy_leases += 1;
-            state.held = Some(lease.job.strain);
+            state.busy_slots += 1;
+            state.held = Some(lease.problem.strain);
         }
-        let outcome = run_lease(scheduler, &worker, &mut client, &lease).await;
+        let outcome = run_lease(&registry, &worker, &mut client, &lease).await;
         guard.failed = outcome.is_err();
         drop(guard);
         outcome?;
@@ -546,23 +570,24 @@ struct LeaseGuard<'a> {
 
 impl Drop for LeaseGuard<'_> {
     fn drop(&mut self) {
-        self.worker.state().busy_leases -= 1;
+        self.worker.state().busy_slots -= 1;
         self.scheduler
             .release(self.lease, &self.worker.address, self.failed);
     }
 }
 
-/// Streams one chunk from the worker into its job.
+/// Streams one chunk from the worker into its problem; commits it when complete.
 async fn run_lease(
-    scheduler: &Scheduler,
+    registry: &Registry,
     worker: &Worker,
     client: &mut PreferansWorkerServiceClient<Transport>,
     lease: &Lease,
 ) -> Result<(), Status> {
-    let job = &lease.job;
-    let range = job.chunk_range(lease.chunk);
+    let scheduler = &registry.scheduler;
+    let (job, problem) = (&lease.job, &lease.problem);
+    let range = problem.chunk_range(lease.chunk);
     let request = pb::SolveLayoutsRequest {
-        view: Some(deckhand::preferans::view_to_proto(&job.view)),
+        view: Some(deckhand::preferans::view_to_proto(&problem.view)),
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,
@@ -592,7 +617,7 @@ async fn run_lease(
             }
             Ok(Err(status)) => return Err(status),
             Ok(Ok(None)) => {
-                return if job.is_chunk_done(lease.chunk) {
+                return if problem.is_chunk_complete(lease.chunk) {
                     Ok(())
                 } else {
                     Err(Status::data_loss(
@@ -602,21 +627,32 @@ async fn run_lease(
             }
             Ok(Ok(Some(message))) => message,
         };
-        let recorded = job
-            .record(
-                lease.chunk,
-                &worker.address,
-                message.start,
-                message.count,
-                &message.tricks,
-            )
+        let recorded = problem
+            .record(lease.chunk, message.start, message.count, &message.tricks)
             .map_err(Status::internal)?;
         worker
             .solved
             .fetch_add(u64::from(message.count), Ordering::Relaxed);
-        if recorded == Recorded::ChunkDone {
-            // Finished (perhaps by a duplicate lease first): stop this stream.
-            return Ok(());
+        match recorded {
+            Recorded::Progress(fresh) => job.add_solved(&worker.address, fresh),
+            Recorded::Complete { fresh, tricks } => {
+                job.add_solved(&worker.address, fresh);
+                let (jobs, job, problem, chunk) = (
+                    registry.jobs.clone(),
+                    job.clone(),
+                    problem.clone(),
+                    lease.chunk,
+                );
+                // The store fsyncs: off the async threads.
+                tokio::task::spawn_blocking(move || {
+                    jobs.commit_chunk(&job, &problem, chunk, &tricks)
+                })
+                .await
+                .map_err(|e| Status::internal(format!("chunk commit: {e}")))?;
+                return Ok(());
+            }
+            // Finished by a duplicate lease first: stop this stream.
+            Recorded::AlreadyComplete => return Ok(()),
         }
     }
 }

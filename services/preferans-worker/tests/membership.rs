@@ -6,7 +6,6 @@ use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
 use coordinator::scheduler::SchedulerConfig;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
@@ -24,30 +23,24 @@ const FIRST_20000: [u32; 11] = [906, 13958, 366, 2054, 2384, 325, 7, 0, 0, 0, 0]
 /// A coordinator with no static workers: they must register.
 async fn coordinator(
     heartbeat_timeout: Duration,
-) -> (RunningServer, CoordinatorServiceClient<Channel>) {
-    let config = SchedulerConfig {
+) -> (
+    coordinator::RunningCoordinator,
+    CoordinatorServiceClient<Channel>,
+) {
+    let mut config = coordinator::Config::new(vec![]);
+    config.scheduler = SchedulerConfig {
         chunk_size: 4096,
         heartbeat_timeout,
         ..SchedulerConfig::default()
     };
-    let discovery = Discovery {
-        workers: vec![],
-        dns: vec![],
-        interval: Duration::from_secs(3600),
-        client: Default::default(),
-    };
-    let service = Coordinator::start(config, discovery).into_server(16 << 20);
-    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    let server = spawn(
-        ServerConfig::loopback(),
-        Services::new(Routes::new(service), &[name]),
-    )
-    .await
-    .unwrap();
-    let client = CoordinatorServiceClient::connect(format!("http://{}", server.addr))
+    config.discovery.interval = Duration::from_secs(3600);
+    let running = coordinator::spawn(config, ServerConfig::loopback())
         .await
         .unwrap();
-    (server, client)
+    let client = CoordinatorServiceClient::connect(format!("http://{}", running.addr))
+        .await
+        .unwrap();
+    (running, client)
 }
 
 async fn in_process_worker() -> RunningServer {

@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
 use coordinator::scheduler::SchedulerConfig;
 use deckhand::client::{classify, ClientOptions, Failure};
 use deckhand::listener::ConnectionLimits;
@@ -365,31 +364,23 @@ async fn coordinator(
     worker: &RunningServer,
     client: ClientOptions,
 ) -> (
-    RunningServer,
+    coordinator::RunningCoordinator,
     CoordinatorServiceClient<tonic::transport::Channel>,
 ) {
-    let discovery = Discovery {
-        workers: vec![format!("127.0.0.1:{}", worker.addr.port())],
-        dns: vec![],
-        interval: Duration::from_millis(200),
-        client,
-    };
-    let config = SchedulerConfig {
+    let mut config = coordinator::Config::new(vec![format!("127.0.0.1:{}", worker.addr.port())]);
+    config.discovery.interval = Duration::from_millis(200);
+    config.discovery.client = client;
+    config.scheduler = SchedulerConfig {
         progress_interval: Duration::from_millis(100),
         ..SchedulerConfig::default()
     };
-    let service = Coordinator::start(config, discovery).into_server(16 << 20);
-    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    let server = spawn(
-        ServerConfig::loopback(),
-        Services::new(Routes::new(service), &[name]),
-    )
-    .await
-    .unwrap();
-    let client = CoordinatorServiceClient::connect(format!("http://{}", server.addr))
+    let running = coordinator::spawn(config, ServerConfig::loopback())
         .await
         .unwrap();
-    (server, client)
+    let client = CoordinatorServiceClient::connect(format!("http://{}", running.addr))
+        .await
+        .unwrap();
+    (running, client)
 }
 
 fn small_analysis() -> pb::AnalyzeAllFoeRequest {
