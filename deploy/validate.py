@@ -20,6 +20,7 @@ exits 1 on any failure.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -421,10 +422,21 @@ def check_k8s_facts(r: Report, docs: list[dict]) -> None:
         cports = {p.get("containerPort") for p in c.get("ports") or []}
         r.check({port, METRICS_PORT} <= cports, f"{name}: containerPorts {port} and {METRICS_PORT}",
                 str(sorted(cports)))
+        # With TLS on, probes go to the plaintext health-only listener.
+        probe_port = port_of(env["DECKHAND_HEALTH_LISTEN"]) if "DECKHAND_HEALTH_LISTEN" in env else port
+        r.check(probe_port in cports, f"{name}: containerPort {probe_port} for probes",
+                str(sorted(cports)))
+        if "DECKHAND_TLS_CERT" in env:
+            r.check(probe_port != port, f"{name}: TLS on, so probes use DECKHAND_HEALTH_LISTEN")
+        mounts = [m.get("mountPath", "") for m in c.get("volumeMounts") or []]
+        for var, value in env.items():
+            if var.startswith(("DECKHAND_TLS_", "DECKHAND_AUTH_", "DECKHAND_WORKER_")) and value.startswith("/"):
+                r.check(any(value.startswith(m.rstrip("/") + "/") for m in mounts),
+                        f"{name}: {var} lies on a mounted volume", value)
         for probe in ("readinessProbe", "livenessProbe"):
             g = (c.get(probe) or {}).get("grpc") or {}
-            r.check(g.get("port") == port and g.get("service", "") in (health, ""),
-                    f"{name}: {probe} is native gRPC on {port} ({g.get('service', '') or 'server'})",
+            r.check(g.get("port") == probe_port and g.get("service", "") in (health, ""),
+                    f"{name}: {probe} is native gRPC on {probe_port} ({g.get('service', '') or 'server'})",
                     str(c.get(probe)))
         ready = (c.get("readinessProbe") or {}).get("grpc") or {}
         r.check(ready.get("service") == health, f"{name}: readiness asks for {health}")
@@ -557,10 +569,57 @@ def check_deploy_readme(r: Report, deploy: Path) -> None:
 # ---------------------------------------------------------------- main
 
 
+def metric_names_in_code(repo: Path) -> set[str]:
+    """Every `deckhand_*` name written in the Rust sources (what the binaries export)."""
+    names: set[str] = set()
+    for path in [*repo.glob("src/**/*.rs"), *repo.glob("services/*/src/**/*.rs")]:
+        names.update(re.findall(r'"(deckhand_[a-z0-9_]+)"', path.read_text(errors="replace")))
+    return names
+
+
+# What the cluster dashboard must show (by panel title).
+DASHBOARD_PANELS = ["Layouts/s per worker", "Queue depth", "Leases and re-leases",
+                    "Workers by state", "Request latency by method", "Error rate"]
+
+
+def check_dashboards(r: Report, deploy: Path) -> None:
+    r.section("Grafana dashboards (deploy/grafana)")
+    exported = metric_names_in_code(deploy.parent)
+    r.check(bool(exported), "metric names found in the Rust sources")
+    for path in sorted((deploy / "grafana").glob("*.json")):
+        try:
+            dash = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            r.check(False, f"{path.name} is valid JSON", str(e))
+            continue
+        r.check(True, f"{path.name} is valid JSON")
+        panels = dash.get("panels", [])
+        r.check(bool(dash.get("uid")) and bool(dash.get("title")), f"{path.name}: uid and title")
+        ids = [p.get("id") for p in panels]
+        r.check(len(ids) == len(set(ids)) and None not in ids, f"{path.name}: panel ids unique")
+        titles = " | ".join(p.get("title", "") for p in panels)
+        missing = [t for t in DASHBOARD_PANELS if t not in titles]
+        r.check(not missing, f"{path.name}: panels for {', '.join(DASHBOARD_PANELS)}",
+                f"missing {missing}")
+        exprs = [t.get("expr", "") for p in panels for t in p.get("targets", [])]
+        r.check(all(exprs) and bool(exprs), f"{path.name}: every panel queries something")
+        used = {re.sub(r"_(bucket|sum|count)$", "", m)
+                for e in exprs for m in re.findall(r"deckhand_[a-z0-9_]+", e)}
+        # Counters may be named without `_total` in the code (the encoder appends it).
+        unknown = sorted(n for n in used if n not in exported
+                         and n.removesuffix("_total") not in exported)
+        r.check(not unknown, f"{path.name}: its {len(used)} metric names exist in the code",
+                f"not exported: {unknown}")
+        balanced = all(e.count("(") == e.count(")") and e.count("[") == e.count("]")
+                       and e.count("{") == e.count("}") for e in exprs)
+        r.check(balanced, f"{path.name}: PromQL brackets balance")
+
+
 def main() -> int:
     deploy = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent).resolve()
     r = Report()
-    for check in (check_dockerfile, check_compose, check_k8s, check_deploy_readme):
+    for check in (check_dockerfile, check_compose, check_k8s, check_deploy_readme,
+                  check_dashboards):
         try:
             check(r, deploy)
         except Exception as e:  # a file too malformed for the checks above

@@ -11,16 +11,21 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod auth;
 pub mod batch_stream;
 pub mod budget;
+pub mod client;
+pub mod listener;
 pub mod metrics;
 pub mod pool;
 pub mod preferans;
+pub mod reload;
 pub mod server;
 pub mod status;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod tls;
 pub mod transport_errors;
 
 /// Generated protobuf messages, clients and servers.

@@ -13,13 +13,15 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, Notify};
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::Routes;
 use tonic::transport::Server;
 use tonic_health::ServingStatus;
 
+use crate::auth::{AuthLayer, Tokens};
 use crate::budget::{MemoryBudget, DEFAULT_MAX_INFLIGHT_MEMORY, DEFAULT_MAX_REQUEST_MEMORY};
+use crate::listener::{ActivityLayer, ConnectionArgs, ConnectionLimits};
 use crate::telemetry::LogFormat;
+use crate::tls::{Security, SecurityArgs};
 
 /// Flags and environment variables shared by every service binary.
 #[derive(Debug, Clone, clap::Args)]
@@ -55,6 +57,19 @@ pub struct ServerArgs {
     /// Memory all requests in flight may hold together, in bytes.
     #[arg(long, env = "DECKHAND_MAX_INFLIGHT_MEMORY", default_value_t = DEFAULT_MAX_INFLIGHT_MEMORY)]
     pub max_inflight_memory: usize,
+    /// HTTP/2 keepalive: after this many seconds without a frame from a peer, ping
+    /// it; a peer that does not answer within as long again is dropped, so a
+    /// vanished peer (partition, frozen host) is noticed within twice this (0: off).
+    #[arg(long, env = "DECKHAND_KEEPALIVE_SECS", default_value_t = 4)]
+    pub keepalive_secs: u64,
+    /// Also serve the health service alone on HOST:PORT, in plaintext and without
+    /// tokens, for probes that cannot speak TLS (such as the kubelet's gRPC probe).
+    #[arg(long, env = "DECKHAND_HEALTH_LISTEN")]
+    pub health_listen: Option<SocketAddr>,
+    #[command(flatten)]
+    pub security: SecurityArgs,
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
 }
 
 /// Validated server settings.
@@ -68,6 +83,10 @@ pub struct ServerConfig {
     pub metrics_listen: Option<SocketAddr>,
     pub max_request_memory: usize,
     pub max_inflight_memory: usize,
+    pub keepalive: Option<Duration>,
+    pub health_listen: Option<SocketAddr>,
+    pub security: Security,
+    pub connections: ConnectionLimits,
 }
 
 impl ServerArgs {
@@ -100,6 +119,10 @@ impl ServerArgs {
             metrics_listen: self.metrics_listen,
             max_request_memory: self.max_request_memory,
             max_inflight_memory: self.max_inflight_memory,
+            keepalive: (self.keepalive_secs > 0).then(|| Duration::from_secs(self.keepalive_secs)),
+            health_listen: self.health_listen,
+            security: self.security.into(),
+            connections: self.connections.into_limits()?,
         })
     }
 }
@@ -116,6 +139,10 @@ impl ServerConfig {
             metrics_listen: None,
             max_request_memory: DEFAULT_MAX_REQUEST_MEMORY,
             max_inflight_memory: DEFAULT_MAX_INFLIGHT_MEMORY,
+            keepalive: Some(Duration::from_secs(4)),
+            health_listen: None,
+            security: Security::default(),
+            connections: ConnectionLimits::default(),
         }
     }
 
@@ -187,14 +214,32 @@ pub async fn spawn(config: ServerConfig, services: Services) -> anyhow::Result<R
 
 /// Binds `config.listen` and serves until SIGTERM or Ctrl-C.
 pub async fn run(config: ServerConfig, services: Services) -> anyhow::Result<()> {
+    run_until(config, services, shutdown_signal()).await
+}
+
+/// Like [`run`], but shutdown starts when `shutdown` completes (a binary that
+/// has something to do first, such as a worker telling its coordinator it leaves).
+pub async fn run_until(
+    config: ServerConfig,
+    services: Services,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     let listener = TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
-    tracing::info!(addr = %listener.local_addr()?, services = ?services.names, "serving");
+    let security = &config.security;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        services = ?services.names,
+        tls = security.tls.is_some(),
+        mutual_tls = security.tls.as_ref().is_some_and(|t| t.client_ca.is_some()),
+        tokens = security.auth_tokens.is_some(),
+        "serving"
+    );
     if let Some(addr) = config.metrics_listen {
         crate::metrics::serve(addr).await?;
     }
-    serve(config, listener, services, shutdown_signal()).await
+    serve(config, listener, services, shutdown).await
 }
 
 /// Serves on `listener` until `shutdown` completes, then drains within the grace period.
@@ -211,18 +256,38 @@ pub async fn serve(
             .await;
     }
     // The descriptor set holds every Deckhand service; list only this binary's.
-    let reflection = services
-        .names
-        .iter()
-        .chain(&[HEALTH_SERVICE, REFLECTION_SERVICE])
-        .fold(
-            tonic_reflection::server::Builder::configure()
-                .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
-                .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET),
-            |builder, name| builder.with_service_name(*name),
-        )
-        .build_v1()
-        .context("building the reflection service")?;
+    let reflection = config
+        .security
+        .reflection
+        .then(|| {
+            services
+                .names
+                .iter()
+                .chain(&[HEALTH_SERVICE, REFLECTION_SERVICE])
+                .fold(
+                    tonic_reflection::server::Builder::configure()
+                        .register_encoded_file_descriptor_set(crate::proto::FILE_DESCRIPTOR_SET)
+                        .register_encoded_file_descriptor_set(
+                            tonic_health::pb::FILE_DESCRIPTOR_SET,
+                        ),
+                    |builder, name| builder.with_service_name(*name),
+                )
+                .build_v1()
+                .context("building the reflection service")
+        })
+        .transpose()?;
+    let interval = config.security.reload_interval;
+    let tls = (config.security.tls.as_ref())
+        .map(|files| crate::tls::reloading(files, interval))
+        .transpose()?;
+    let tokens = (config.security.auth_tokens.clone())
+        .map(|path| Tokens::reloading(path, interval))
+        .transpose()?;
+    let limits = config.connections.clone();
+    let health_only = match config.health_listen {
+        Some(addr) => Some(serve_health(addr, health_service.clone(), limits.clone()).await?),
+        None => None,
+    };
 
     let draining = Arc::new(Notify::new());
     let names = services.names.clone();
@@ -264,15 +329,21 @@ pub async fn serve(
         .concat(),
     );
     let server = Server::builder()
+        .layer(ActivityLayer)
         .layer(crate::metrics::RequestMetricsLayer::new(methods))
         .layer(crate::transport_errors::TransportErrorsLayer)
+        .layer(AuthLayer::new(tokens))
         .concurrency_limit_per_connection(config.concurrency_per_connection)
+        .http2_keepalive_interval(config.keepalive)
+        .http2_keepalive_timeout(config.keepalive)
         .timeout(config.request_timeout)
         .add_routes(services.routes)
         .add_service(health_service)
-        .add_service(reflection)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), signal);
+        .add_optional_service(reflection)
+        .serve_with_incoming_shutdown(crate::listener::incoming(listener, limits, tls), signal);
     tokio::pin!(server);
+    // The health-only listener lives as long as this server.
+    let _health_only = health_only.map(AbortOnDrop);
 
     tokio::select! {
         result = &mut server => return result.context("server error"),
@@ -295,6 +366,46 @@ pub struct GraceExpired(pub Duration);
 
 const HEALTH_SERVICE: &str = "grpc.health.v1.Health";
 const REFLECTION_SERVICE: &str = "grpc.reflection.v1.ServerReflection";
+
+/// Serves `health` alone on `addr` (plaintext, no tokens) in a background task.
+async fn serve_health<S>(
+    addr: SocketAddr,
+    health: S,
+    limits: ConnectionLimits,
+) -> anyhow::Result<JoinHandle<()>>
+where
+    S: tower::Service<
+            tonic::codegen::http::Request<tonic::body::Body>,
+            Response = tonic::codegen::http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + tonic::server::NamedService
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (--health-listen)"))?;
+    tracing::info!(%addr, "serving health checks in plaintext");
+    let server = Server::builder()
+        .add_service(health)
+        .serve_with_incoming(crate::listener::incoming(listener, limits, None));
+    Ok(tokio::spawn(async move {
+        if let Err(e) = server.await {
+            tracing::warn!(error = %e, "health listener failed");
+        }
+    }))
+}
+
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
 
 /// Completes on SIGTERM or Ctrl-C.
 pub async fn shutdown_signal() {

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use clap::Subcommand;
+use deckhand::client::Transport;
 use deckhand::proto::handops::v1 as pb;
 use pb::hand_ops_service_client::HandOpsServiceClient;
 
@@ -115,7 +116,7 @@ fn packed(value: u64) -> Option<pb::Hand> {
 }
 
 async fn hand_ops_batch(
-    mut client: HandOpsServiceClient<tonic::transport::Channel>,
+    mut client: HandOpsServiceClient<Transport>,
     batch: usize,
     duration: Duration,
 ) -> anyhow::Result<()> {
@@ -159,7 +160,7 @@ async fn hand_ops_batch(
 }
 
 async fn hand_ops_unary(
-    client: HandOpsServiceClient<tonic::transport::Channel>,
+    client: HandOpsServiceClient<Transport>,
     concurrency: usize,
     duration: Duration,
 ) -> anyhow::Result<()> {

@@ -13,15 +13,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
-use coordinator::scheduler::SchedulerConfig;
+use coordinator::RunningCoordinator;
 use deckhand::proto::preferans::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::server::ServerConfig;
 use deckhand_preferans::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use tonic::server::NamedService;
-use tonic::service::Routes;
 
 /// The published all-foe problems: name, declarer's view, contract, leader (declarer N).
 const PROBLEMS: [(&str, &str, &str, Seat); 3] = [
@@ -65,22 +62,12 @@ async fn wait_serving(addr: &str) -> anyhow::Result<()> {
     bail!("worker {addr} did not start")
 }
 
-async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningServer> {
+async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningCoordinator> {
     for w in workers {
         wait_serving(&w.1).await?;
     }
-    let discovery = Discovery {
-        workers: workers.iter().map(|w| w.1.clone()).collect(),
-        dns: vec![],
-        interval: Duration::from_secs(3600),
-    };
-    let service = Coordinator::start(SchedulerConfig::default(), discovery).into_server(64 << 20);
-    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    let server = spawn(
-        ServerConfig::loopback(),
-        Services::new(Routes::new(service), &[name]),
-    )
-    .await?;
+    let config = coordinator::Config::new(workers.iter().map(|w| w.1.clone()).collect());
+    let server = coordinator::spawn(config, ServerConfig::loopback()).await?;
     // Let the drivers see their workers before timing.
     let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -106,7 +93,7 @@ async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningServer>
 
 /// Runs one analysis through the coordinator; returns layouts/s.
 async fn analyze(
-    server: &RunningServer,
+    server: &RunningCoordinator,
     problem: Problem,
     start: u32,
     end: u32,

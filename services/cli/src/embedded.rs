@@ -1,10 +1,10 @@
 //! Where a subcommand's requests go: a given address, or an embedded cluster
 //! started in this process on loopback ports. Both paths run the same gRPC code.
 
-use std::time::Duration;
+use std::sync::OnceLock;
 
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
-use coordinator::scheduler::SchedulerConfig;
+use coordinator::RunningCoordinator;
+use deckhand::client::{ClientOptions, Transport};
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
 use mahjong::grpc::{Mahjong, MahjongServiceServer};
@@ -12,15 +12,24 @@ use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use rummikub::grpc::{Rummikub, RummikubServiceServer};
 use tonic::server::NamedService;
 use tonic::service::Routes;
-use tonic::transport::{Channel, Endpoint};
 
 /// Largest message the CLI sends or accepts.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
 /// A connection to a cluster; keeps the embedded servers alive while in use.
 pub struct Target {
-    pub channel: Channel,
+    pub channel: Transport,
+    /// Stopped in this order: the coordinator before its worker.
+    coordinator: Option<RunningCoordinator>,
     embedded: Vec<RunningServer>,
+}
+
+/// How to reach remote servers (the global --ca, --cert, --key, --token).
+static REMOTE: OnceLock<ClientOptions> = OnceLock::new();
+
+/// Sets how remote servers are reached; called once, from `main`.
+pub fn set_remote_options(options: ClientOptions) {
+    let _ = REMOTE.set(options);
 }
 
 fn name<S: NamedService>(_: &S) -> &'static str {
@@ -75,27 +84,26 @@ impl Target {
             Services::new(Routes::new(worker), &names),
         )
         .await?;
-        let discovery = Discovery {
-            workers: vec![worker.addr.to_string()],
-            dns: Vec::new(),
-            interval: Duration::from_secs(3600),
-        };
-        let coordinator: CoordinatorServiceServer<Coordinator> =
-            Coordinator::start(SchedulerConfig::default(), discovery)
-                .into_server(MAX_MESSAGE_BYTES);
-        let names = [name(&coordinator)];
-        let coordinator = spawn(
-            ServerConfig::loopback(),
-            Services::new(Routes::new(coordinator), &names),
-        )
-        .await?;
-        // The coordinator first, so the channel below goes to it.
-        Target::local(vec![coordinator, worker]).await
+        let mut config = coordinator::Config::new(vec![worker.addr.to_string()]);
+        config.max_message_bytes = MAX_MESSAGE_BYTES;
+        let coordinator = coordinator::spawn(config, ServerConfig::loopback()).await?;
+        Ok(Target {
+            // Embedded servers listen on loopback in plaintext, without tokens.
+            channel: ClientOptions::default()
+                .connect(&coordinator.addr.to_string())
+                .await?,
+            coordinator: Some(coordinator),
+            embedded: vec![worker],
+        })
     }
 
     async fn remote(addr: &str) -> anyhow::Result<Target> {
         Ok(Target {
-            channel: channel(addr).await?,
+            channel: REMOTE
+                .get_or_init(ClientOptions::default)
+                .connect(addr)
+                .await?,
+            coordinator: None,
             embedded: Vec::new(),
         })
     }
@@ -106,7 +114,9 @@ impl Target {
             .map(|s| s.addr.to_string())
             .ok_or_else(|| anyhow::anyhow!("no embedded server"))?;
         Ok(Target {
-            channel: channel(&addr).await?,
+            // Embedded servers listen on loopback in plaintext, without tokens.
+            channel: ClientOptions::default().connect(&addr).await?,
+            coordinator: None,
             embedded: servers,
         })
     }
@@ -114,21 +124,12 @@ impl Target {
     /// Stops the embedded servers, if any.
     pub async fn close(self) -> anyhow::Result<()> {
         drop(self.channel);
+        if let Some(coordinator) = self.coordinator {
+            coordinator.shutdown().await?;
+        }
         for server in self.embedded {
             server.shutdown().await?;
         }
         Ok(())
     }
-}
-
-async fn channel(addr: &str) -> anyhow::Result<Channel> {
-    let url = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("http://{addr}")
-    };
-    Endpoint::from_shared(url.clone())?
-        .connect()
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))
 }

@@ -1,8 +1,8 @@
 //! `deckhand mahjong score HAND --win TILE ...`: riichi scoring of one win.
 
+use deckhand::client::Transport;
 use deckhand::proto::mahjong::v1 as pb;
 use pb::mahjong_service_client::MahjongServiceClient;
-use tonic::transport::Channel;
 
 /// Arguments of `deckhand mahjong score`.
 #[derive(Debug, clap::Args)]
@@ -260,7 +260,7 @@ fn name_item(status: tonic::Status) -> tonic::Status {
 }
 
 pub async fn run(
-    client: &mut MahjongServiceClient<Channel>,
+    client: &mut MahjongServiceClient<Transport>,
     args: ScoreArgs,
 ) -> anyhow::Result<()> {
     let request = pb::ScoreRequest {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod batch;
 mod bench;
 mod bench_preferans;
 mod cluster_bench;
@@ -28,6 +29,8 @@ mod soak;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    connection: deckhand::client::ClientArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,6 +50,7 @@ enum Command {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    embedded::set_remote_options(cli.connection.into());
     let result = match cli.command {
         Command::Handops(args) => handops::run(args).await,
         Command::Mahjong(args) => mahjong::run(args).await,

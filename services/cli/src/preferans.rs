@@ -26,11 +26,21 @@ enum Command {
     SolveAllFoe(SolveAllFoe),
     /// Solve one full deal: declarer tricks and the value of every legal card.
     Solve(Solve),
+    /// Durable batch analyses on a coordinator: submit, wait, get, list, cancel.
+    Batch(crate::batch::Args),
     /// List the workers of a coordinator.
     Workers {
         /// Coordinator address HOST:PORT.
         #[arg(long, env = "DECKHAND_COORDINATOR")]
         coordinator: String,
+    },
+    /// Drain a worker: it finishes its leases, takes no new one, and is let go.
+    Drain {
+        /// Coordinator address HOST:PORT.
+        #[arg(long, env = "DECKHAND_COORDINATOR")]
+        coordinator: String,
+        /// The worker's address as `workers` lists it.
+        worker: String,
     },
 }
 
@@ -95,11 +105,16 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Command::SolveAllFoe(args) => solve_all_foe(args).await,
         Command::Solve(args) => solve(args).await,
+        Command::Batch(args) => crate::batch::run(args).await,
         Command::Workers { coordinator } => workers(&coordinator).await,
+        Command::Drain {
+            coordinator,
+            worker,
+        } => drain(&coordinator, worker).await,
     }
 }
 
-fn seat(text: &str) -> anyhow::Result<i32> {
+pub(crate) fn seat(text: &str) -> anyhow::Result<i32> {
     let seat = match text.trim().to_ascii_uppercase().as_str() {
         "N" => Seat::N,
         "E" => Seat::E,
@@ -160,7 +175,7 @@ fn view_request(args: &SolveAllFoe) -> anyhow::Result<pb::DeclarerView> {
     })
 }
 
-fn layout_range(text: Option<&str>) -> anyhow::Result<(u32, u32)> {
+pub(crate) fn layout_range(text: Option<&str>) -> anyhow::Result<(u32, u32)> {
     let Some(text) = text else {
         return Ok((0, LAYOUT_COUNT));
     };
@@ -216,7 +231,7 @@ async fn solve_all_foe(args: SolveAllFoe) -> anyhow::Result<()> {
     target.close().await
 }
 
-fn progress_bar(p: &pb::Progress) {
+pub(crate) fn progress_bar(p: &pb::Progress) {
     const WIDTH: usize = 30;
     let share = p.layouts_done as f64 / p.layouts_total.max(1) as f64;
     let filled = ((share * WIDTH as f64) as usize).min(WIDTH);
@@ -357,8 +372,8 @@ async fn workers(coordinator: &str) -> anyhow::Result<()> {
         .into_inner()
         .workers;
     println!(
-        "{:<24}{:<8}{:<12}{:>14}{:>14}",
-        "address", "state", "trumps", "layouts/s", "solved"
+        "{:<24}{:<10}{:<12}{:<12}{:>14}{:>14}",
+        "address", "state", "joined", "trumps", "layouts/s", "solved"
     );
     for w in workers {
         let state = pb::WorkerState::try_from(w.state)
@@ -368,11 +383,30 @@ async fn workers(coordinator: &str) -> anyhow::Result<()> {
                     .to_lowercase()
             })
             .unwrap_or_default();
+        let joined = pb::WorkerSource::try_from(w.source)
+            .map(|s| {
+                s.as_str_name()
+                    .trim_start_matches("WORKER_SOURCE_")
+                    .to_lowercase()
+            })
+            .unwrap_or_default();
         println!(
-            "{:<24}{:<8}{:<12}{:>14.0}{:>14}",
-            w.address, state, w.trumps, w.layouts_per_second, w.layouts_solved
+            "{:<24}{:<10}{:<12}{:<12}{:>14.0}{:>14}",
+            w.address, state, joined, w.trumps, w.layouts_per_second, w.layouts_solved
         );
+        if !w.down_reason.is_empty() {
+            println!("    down: {}", w.down_reason);
+        }
     }
+    target.close().await
+}
+
+async fn drain(coordinator: &str, worker: String) -> anyhow::Result<()> {
+    let target = Target::connect(Some(coordinator)).await?;
+    let mut client = CoordinatorServiceClient::new(target.channel.clone());
+    client
+        .drain_worker(pb::DrainWorkerRequest { address: worker })
+        .await?;
     target.close().await
 }
 

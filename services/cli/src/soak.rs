@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use deckhand::client::Transport;
 use deckhand::proto::handops::v1 as hops;
 use deckhand::proto::mahjong::v1 as mj;
 use deckhand::proto::preferans::v1 as pf;
 use deckhand::proto::rummikub::v1 as rk;
-use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 use crate::embedded::MAX_MESSAGE_BYTES;
@@ -104,15 +104,15 @@ impl Call {
 /// Clients of every service on one channel each.
 #[derive(Clone)]
 struct Clients {
-    hand_ops: hops::hand_ops_service_client::HandOpsServiceClient<Channel>,
-    mahjong: mj::mahjong_service_client::MahjongServiceClient<Channel>,
-    rummikub: rk::rummikub_service_client::RummikubServiceClient<Channel>,
-    worker: pf::preferans_worker_service_client::PreferansWorkerServiceClient<Channel>,
-    raw: Channel,
+    hand_ops: hops::hand_ops_service_client::HandOpsServiceClient<Transport>,
+    mahjong: mj::mahjong_service_client::MahjongServiceClient<Transport>,
+    rummikub: rk::rummikub_service_client::RummikubServiceClient<Transport>,
+    worker: pf::preferans_worker_service_client::PreferansWorkerServiceClient<Transport>,
+    raw: Transport,
 }
 
 impl Clients {
-    fn new(channel: Channel) -> Clients {
+    fn new(channel: Transport) -> Clients {
         Clients {
             hand_ops: hops::hand_ops_service_client::HandOpsServiceClient::new(channel.clone())
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)
@@ -344,7 +344,7 @@ struct Interval {
     unexpected: Vec<String>,
 }
 
-pub async fn run(channel: Channel, args: Args) -> anyhow::Result<()> {
+pub async fn run(channel: Transport, args: Args) -> anyhow::Result<()> {
     anyhow::ensure!(args.minutes > 0.0, "--minutes must be positive");
     anyhow::ensure!(args.concurrency > 0, "--concurrency must be positive");
     let duration = Duration::from_secs_f64(args.minutes * 60.0);

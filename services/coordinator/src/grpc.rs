@@ -1,59 +1,44 @@
-//! CoordinatorService: validates an analysis request, queues it as a job,
-//! streams progress while workers solve its chunks, then the result.
+//! CoordinatorService: translates requests to and from [`Jobs`] and streams
+//! progress while workers solve a job's chunks.
 
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use deckhand::preferans::{layout_range, opening_names, view_from_proto};
 use deckhand::proto::preferans::v1 as pb;
-use deckhand_preferans::LAYOUT_COUNT;
+use pb::AnalysisState;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use crate::job::Job;
-use crate::scheduler::{Scheduler, SchedulerConfig};
-use crate::workers::{discover, Registry};
+use crate::jobs::{prepare, Job, Jobs};
+use crate::scheduler::Scheduler;
+use crate::workers::Registry;
 
 pub use pb::coordinator_service_server::CoordinatorServiceServer;
 
 /// Default port of the coordinator.
 pub const DEFAULT_PORT: u16 = 50055;
 
-/// Where the workers come from.
-#[derive(Debug, Clone, Default)]
-pub struct Discovery {
-    /// Fixed `host:port` addresses.
-    pub workers: Vec<String>,
-    /// DNS names (`name:port`) resolving to many workers, re-resolved periodically.
-    pub dns: Vec<String>,
-    pub interval: Duration,
-}
-
-/// The CoordinatorService implementation.
+/// The CoordinatorService implementation (a cheap clone; the state is shared).
 #[derive(Clone)]
 pub struct Coordinator {
     scheduler: Arc<Scheduler>,
     registry: Arc<Registry>,
+    jobs: Arc<Jobs>,
 }
 
 impl Coordinator {
-    /// Starts discovery and the worker drivers (needs a Tokio runtime).
-    pub fn start(config: SchedulerConfig, discovery: Discovery) -> Coordinator {
-        let scheduler = Scheduler::new(config);
-        let registry = Registry::new(scheduler.clone());
-        let interval = discovery.interval.max(Duration::from_millis(100));
-        tokio::spawn(discover(
-            registry.clone(),
-            discovery.workers,
-            discovery.dns,
-            interval,
-        ));
+    pub(crate) fn new(
+        scheduler: Arc<Scheduler>,
+        registry: Arc<Registry>,
+        jobs: Arc<Jobs>,
+    ) -> Coordinator {
         Coordinator {
             scheduler,
             registry,
+            jobs,
         }
     }
 
@@ -102,7 +87,9 @@ impl Coordinator {
                 value,
             };
             let workers = registry.list();
-            let up = workers.iter().filter(|w| w.is_up()).count();
+            let count = |state: pb::WorkerState| {
+                workers.iter().filter(|w| w.worker_state() == state).count()
+            };
             let by_state = |state: &str, n: usize| Sample {
                 name: "deckhand_coordinator_workers",
                 labels: vec![("state".to_string(), state.to_string())],
@@ -119,136 +106,106 @@ impl Coordinator {
                     "deckhand_coordinator_duplicate_leases_total",
                     scheduler.duplicate_leases.load(Ordering::Relaxed) as f64,
                 ),
-                by_state("up", up),
-                by_state("down", workers.len() - up),
+                by_state("idle", count(pb::WorkerState::Idle)),
+                by_state("busy", count(pb::WorkerState::Busy)),
+                by_state("down", count(pb::WorkerState::Down)),
+                by_state("draining", count(pb::WorkerState::Draining)),
             ]
         });
     }
-
-    pub fn into_server(self, max_message_bytes: usize) -> CoordinatorServiceServer<Coordinator> {
-        CoordinatorServiceServer::new(self)
-            .max_decoding_message_size(max_message_bytes)
-            .max_encoding_message_size(max_message_bytes)
-    }
 }
 
-fn progress(job: &Job) -> pb::AnalyzeAllFoeResponse {
-    let done = job.solved();
-    let total = job.total();
-    let seconds = job.started.elapsed().as_secs_f64();
-    let rate = if seconds > 0.0 {
-        done as f64 / seconds
-    } else {
-        0.0
-    };
-    let eta = if rate > 0.0 {
-        (total - done) as f64 / rate
-    } else {
-        -1.0
-    };
-    let workers = job
-        .share()
-        .into_iter()
-        .map(|(address, layouts)| pb::WorkerShare { address, layouts })
-        .collect();
-    pb::AnalyzeAllFoeResponse {
-        event: Some(pb::analyze_all_foe_response::Event::Progress(
-            pb::Progress {
-                layouts_done: done,
-                layouts_total: total,
-                layouts_per_second: rate,
-                eta_seconds: eta,
-                workers,
-            },
-        )),
-    }
+/// Runs blocking store work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Status> + Send + 'static,
+) -> Result<T, Status> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Status::internal(format!("store task: {e}")))?
 }
 
-fn result(job: &Job) -> pb::AnalyzeAllFoeResponse {
-    let result = job.result();
-    let openings = result
-        .histograms
-        .into_iter()
-        .map(|(card, h)| pb::OpeningResult {
-            card,
-            histogram: h.counts.to_vec(),
-            mean: h.mean(),
-            make: h.make_share(job.contract),
-        })
-        .collect();
-    pb::AnalyzeAllFoeResponse {
-        event: Some(pb::analyze_all_foe_response::Event::Result(
-            pb::AnalysisResult {
-                layouts: result.layouts,
-                seconds: job.started.elapsed().as_secs_f64(),
-                openings,
-            },
-        )),
-    }
+fn analyze_event(event: pb::analyze_all_foe_response::Event) -> pb::AnalyzeAllFoeResponse {
+    pb::AnalyzeAllFoeResponse { event: Some(event) }
 }
 
-type EventStream = Pin<Box<dyn Stream<Item = Result<pb::AnalyzeAllFoeResponse, Status>> + Send>>;
+/// A job cannot run: every worker refuses the coordinator's certificate or token.
+fn no_worker_accepts(reasons: &str) -> Status {
+    Status::failed_precondition(format!("no worker accepts this coordinator: {reasons}"))
+}
+
+fn watch_event(event: pb::watch_analysis_response::Event) -> pb::WatchAnalysisResponse {
+    pb::WatchAnalysisResponse { event: Some(event) }
+}
+
+type Events<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 #[tonic::async_trait]
 impl pb::coordinator_service_server::CoordinatorService for Coordinator {
-    type AnalyzeAllFoeStream = EventStream;
+    type AnalyzeAllFoeStream = Events<pb::AnalyzeAllFoeResponse>;
+    type WatchAnalysisStream = Events<pb::WatchAnalysisResponse>;
 
+    /// A one-problem job that lives as long as the client's stream.
     async fn analyze_all_foe(
         &self,
         request: Request<pb::AnalyzeAllFoeRequest>,
     ) -> Result<Response<Self::AnalyzeAllFoeStream>, Status> {
         let request = request.into_inner();
-        let view = view_from_proto(request.view.as_ref())?;
-        let end = if request.end == 0 {
-            LAYOUT_COUNT
-        } else {
-            request.end
+        let problem = pb::Problem {
+            name: String::new(),
+            view: request.view,
+            start: request.start,
+            end: request.end,
         };
-        let range = layout_range(request.start, end)?;
-        let id = self.scheduler.next_job_id();
-        let job = Arc::new(Job::new(
-            id,
-            view.clone(),
-            view.contract().strain,
-            view.contract(),
-            range.clone(),
-            self.scheduler.config.chunk_size,
-            opening_names(&view),
-        ));
-        self.scheduler.submit(job.clone()).map_err(|full| {
-            Status::resource_exhausted(format!(
-                "the coordinator already runs {} analyses; try again later",
-                full.max_jobs
-            ))
-        })?;
-        tracing::info!(job_id = id, start = range.start, end = range.end, strain = %job.strain, workers = self.registry.up_count(), "analysis queued");
+        if let Some(reasons) = self.registry.all_refuse() {
+            return Err(no_worker_accepts(&reasons));
+        }
+        // The request's own field names (view, range) are the problem's.
+        let problem = prepare(0, &problem, self.jobs.chunk_size(), &[])?;
+        let jobs = self.jobs.clone();
+        let job = blocking(move || jobs.submit(vec![problem], String::new(), true)).await?;
+        tracing::info!(
+            job_id = job.id,
+            workers = self.registry.up_count(),
+            "analysis queued"
+        );
 
         let (tx, rx) = mpsc::channel(16);
-        let scheduler = self.scheduler.clone();
+        let (jobs, interval) = (self.jobs.clone(), self.scheduler.config.progress_interval);
+        let registry = self.registry.clone();
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(scheduler.config.progress_interval);
+            use pb::analyze_all_foe_response::Event;
+            let mut ended = job.subscribe();
+            let mut tick = tokio::time::interval(interval);
             loop {
                 tokio::select! {
-                    _ = job.finished.notified() => {
-                        let _ = tx.send(Ok(progress(&job))).await;
-                        let _ = tx.send(Ok(result(&job))).await;
-                        tracing::info!(job_id = id, seconds = job.started.elapsed().as_secs_f64(), "analysis finished");
+                    _ = ended_signal(&mut ended) => {
+                        let _ = tx.send(Ok(analyze_event(Event::Progress(job.progress())))).await;
+                        let last = match (job.state(), job.result(0)) {
+                            (AnalysisState::Done, Some(result)) => Ok(analyze_event(Event::Result(result))),
+                            (AnalysisState::Failed, _) => Err(Status::internal(job.error())),
+                            _ => Err(Status::cancelled("the analysis was cancelled")),
+                        };
+                        let _ = tx.send(last).await;
                         break;
                     }
                     _ = tick.tick() => {
-                        if tx.send(Ok(progress(&job))).await.is_err() {
+                        if let Some(reasons) = registry.all_refuse() {
+                            tracing::error!(job_id = job.id, reasons, "no worker accepts this coordinator; analysis failed");
+                            let _ = tx.send(Err(no_worker_accepts(&reasons))).await;
+                            break;
+                        }
+                        if tx.send(Ok(analyze_event(Event::Progress(job.progress())))).await.is_err() {
                             break;
                         }
                     }
                     _ = tx.closed() => {
-                        tracing::info!(job_id = id, "client went away; analysis cancelled");
+                        tracing::info!(job_id = job.id, "client went away; analysis cancelled");
                         break;
                     }
                 }
             }
-            // Stops every worker still on this job (cancelled, or duplicate leases).
-            job.cancel.cancel();
-            scheduler.remove(id);
+            // Stops every worker still on this job and forgets it.
+            let _ = tokio::task::spawn_blocking(move || jobs.delete(&job)).await;
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
@@ -260,4 +217,161 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         let workers = self.registry.list().iter().map(|w| w.info()).collect();
         Ok(Response::new(pb::ListWorkersResponse { workers }))
     }
+
+    async fn heartbeat(
+        &self,
+        request: Request<pb::HeartbeatRequest>,
+    ) -> Result<Response<pb::HeartbeatResponse>, Status> {
+        let request = request.into_inner();
+        self.registry
+            .heartbeat(&request.address, request.draining)?;
+        Ok(Response::new(pb::HeartbeatResponse {
+            heartbeat_timeout_seconds: self.scheduler.config.heartbeat_timeout.as_secs_f64(),
+        }))
+    }
+
+    async fn drain_worker(
+        &self,
+        request: Request<pb::DrainWorkerRequest>,
+    ) -> Result<Response<pb::DrainWorkerResponse>, Status> {
+        self.registry.drain(&request.into_inner().address)?;
+        Ok(Response::new(pb::DrainWorkerResponse {}))
+    }
+
+    async fn submit_analyses(
+        &self,
+        request: Request<pb::SubmitAnalysesRequest>,
+    ) -> Result<Response<pb::SubmitAnalysesResponse>, Status> {
+        let request = request.into_inner();
+        let chunk_size = self.jobs.chunk_size();
+        let problems = request
+            .problems
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                prepare(i as u32, p, chunk_size, &[])
+                    .map_err(|e| e.within(format!("problems[{i}]")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let jobs = self.jobs.clone();
+        let job = blocking(move || jobs.submit(problems, request.request_id, false)).await?;
+        Ok(Response::new(pb::SubmitAnalysesResponse { job_id: job.id }))
+    }
+
+    async fn watch_analysis(
+        &self,
+        request: Request<pb::WatchAnalysisRequest>,
+    ) -> Result<Response<Self::WatchAnalysisStream>, Status> {
+        let job = self.lookup(request.into_inner().job_id).await?;
+        let (tx, rx) = mpsc::channel(16);
+        let interval = self.scheduler.config.progress_interval;
+        tokio::spawn(watch(job, tx, interval));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_analysis(
+        &self,
+        request: Request<pb::GetAnalysisRequest>,
+    ) -> Result<Response<pb::Analysis>, Status> {
+        let job = self.lookup(request.into_inner().job_id).await?;
+        Ok(Response::new(job.analysis(true)))
+    }
+
+    async fn list_analyses(
+        &self,
+        request: Request<pb::ListAnalysesRequest>,
+    ) -> Result<Response<pb::ListAnalysesResponse>, Status> {
+        let request = request.into_inner();
+        let state = match AnalysisState::try_from(request.state) {
+            Ok(AnalysisState::Unspecified) => None,
+            Ok(state) => Some(state),
+            Err(_) => {
+                return Err(Status::invalid_argument(format!(
+                    "state: unknown value {}",
+                    request.state
+                )))
+            }
+        };
+        let before = if request.page_token.is_empty() {
+            u64::MAX
+        } else {
+            request.page_token.parse().map_err(|_| {
+                Status::invalid_argument(format!(
+                    "page_token: {:?} is not ours",
+                    request.page_token
+                ))
+            })?
+        };
+        let limit = match request.page_size {
+            0 => 100,
+            n => n.min(1000) as usize,
+        };
+        let jobs = self.jobs.clone();
+        let page = blocking(move || jobs.list(state, before, limit)).await?;
+        let next_page_token = match page.last() {
+            Some(last) if page.len() == limit => last.id.to_string(),
+            _ => String::new(),
+        };
+        Ok(Response::new(pb::ListAnalysesResponse {
+            analyses: page.iter().map(|j| j.analysis(false)).collect(),
+            next_page_token,
+        }))
+    }
+
+    async fn cancel_analysis(
+        &self,
+        request: Request<pb::CancelAnalysisRequest>,
+    ) -> Result<Response<pb::Analysis>, Status> {
+        let job = self.lookup(request.into_inner().job_id).await?;
+        let jobs = self.jobs.clone();
+        let cancelled = job.clone();
+        blocking(move || jobs.cancel(&cancelled)).await?;
+        Ok(Response::new(job.analysis(true)))
+    }
+}
+
+impl Coordinator {
+    /// A job by id, or NOT_FOUND; AnalyzeAllFoe jobs belong to their stream.
+    async fn lookup(&self, id: u64) -> Result<Arc<Job>, Status> {
+        let jobs = self.jobs.clone();
+        let job = blocking(move || jobs.get(id)).await?;
+        if job.is_ephemeral() {
+            return Err(Status::not_found(format!(
+                "job {id}: an AnalyzeAllFoe stream, not a batch job"
+            )));
+        }
+        Ok(job)
+    }
+}
+
+/// Progress every `interval` until the job ends, then the final state and results.
+async fn watch(
+    job: Arc<Job>,
+    tx: mpsc::Sender<Result<pb::WatchAnalysisResponse, Status>>,
+    interval: Duration,
+) {
+    use pb::watch_analysis_response::Event;
+    let mut ended = job.subscribe();
+    let mut tick = tokio::time::interval(interval);
+    while !job.is_ended() {
+        tokio::select! {
+            _ = ended_signal(&mut ended) => break,
+            _ = tick.tick() => {
+                if tx.send(Ok(watch_event(Event::Progress(job.progress())))).await.is_err() {
+                    return; // The watcher went away; the job goes on.
+                }
+            }
+        }
+    }
+    let _ = tx
+        .send(Ok(watch_event(Event::Progress(job.progress()))))
+        .await;
+    let _ = tx
+        .send(Ok(watch_event(Event::Analysis(job.analysis(true)))))
+        .await;
+}
+
+/// Completes when the job has ended.
+async fn ended_signal(ended: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = ended.wait_for(|e| *e).await.map(|_| ());
 }

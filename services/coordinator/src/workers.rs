@@ -1,37 +1,51 @@
 //! Worker discovery and one driver task per worker.
 //!
-//! Workers come from a static list and from DNS names that resolve to many
-//! addresses (a Kubernetes headless Service), re-resolved periodically. Each
+//! Workers come from a static list, from DNS names that resolve to many
+//! addresses (a Kubernetes headless Service), re-resolved periodically, and
+//! from the workers themselves (`Heartbeat`): a registered worker is forgotten
+//! after `heartbeat_timeout` without one. A drained worker finishes the leases
+//! it holds and takes no new one: a worker that drains itself to shut down is
+//! forgotten then; one drained with `DrainWorker` stays drained while it is up
+//! and is taken back once it has gone away and returns (a restart). Each
 //! worker gets a driver: it checks the worker with `Status`, then runs
-//! `leases_per_worker` lease loops; a broken stream or a silent worker puts the
+//! `slots_per_worker` slots (each a loop taking one lease at a time); a broken stream or a silent worker puts the
 //! lease back in the queue and the driver retries the worker with a backoff,
 //! so a worker that comes back rejoins.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use deckhand::client::{classify, ClientOptions, Failure, Transport};
 use deckhand::preferans::JOB_ID_HEADER;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-use tonic::transport::{Channel, Endpoint};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tonic::Status;
 
-use crate::job::Recorded;
+use crate::jobs::Jobs;
+use crate::problem::Recorded;
 use crate::scheduler::{Lease, Scheduler};
 
 /// What the coordinator knows of one worker.
 pub struct Worker {
     pub address: String,
+    pub source: pb::WorkerSource,
     state: Mutex<WorkerState>,
     pub solved: AtomicU64,
+    /// The worker said it shuts down (a draining heartbeat): forget it once drained.
+    leaving: AtomicBool,
+    /// Cancelled when the worker is forgotten (missed heartbeats): leases in
+    /// flight are given back at once.
+    stop: CancellationToken,
 }
 
 struct WorkerState {
     up: bool,
-    busy_leases: usize,
+    busy_slots: usize,
     /// Trumps of the last job it worked on (its tables prefer to keep them).
     held: Option<Strain>,
     /// Strains its tables hold, from the last `Status`.
@@ -41,20 +55,35 @@ struct WorkerState {
     rate_mark: (Instant, u64),
     /// Still listed by discovery.
     listed: bool,
+    /// Last heartbeat of a registered worker.
+    heartbeat: Instant,
+    /// Cancelled to drain: leases in flight finish, no new one is taken.
+    drain: CancellationToken,
+    /// The worker process's instance, from the last `Status` (a restart changes it).
+    instance: String,
+    /// Why it is down, when it is.
+    down: Option<Failure>,
 }
 
 impl Worker {
-    fn new(address: String) -> Worker {
+    fn new(address: String, source: pb::WorkerSource) -> Worker {
         Worker {
             address,
+            source,
+            leaving: AtomicBool::new(false),
+            stop: CancellationToken::new(),
             state: Mutex::new(WorkerState {
                 up: false,
-                busy_leases: 0,
+                busy_slots: 0,
                 held: None,
                 tables: Vec::new(),
                 rate: 0.0,
                 rate_mark: (Instant::now(), 0),
                 listed: true,
+                heartbeat: Instant::now(),
+                drain: CancellationToken::new(),
+                instance: String::new(),
+                down: None,
             }),
             solved: AtomicU64::new(0),
         }
@@ -76,18 +105,14 @@ impl Worker {
         let elapsed = mark.elapsed().as_secs_f64();
         if elapsed >= 1.0 {
             let now = (solved - before) as f64 / elapsed;
-            state.rate = if state.busy_leases == 0 && now == 0.0 {
+            state.rate = if state.busy_slots == 0 && now == 0.0 {
                 0.0
             } else {
                 0.5 * state.rate + 0.5 * now
             };
             state.rate_mark = (Instant::now(), solved);
         }
-        let worker_state = match (state.up, state.busy_leases) {
-            (false, _) => pb::WorkerState::Down,
-            (true, 0) => pb::WorkerState::Idle,
-            (true, _) => pb::WorkerState::Busy,
-        };
+        let worker_state = self.state_of(&state);
         let trumps = if state.tables.is_empty() {
             state.held.map(|s| s.to_string()).unwrap_or_default()
         } else {
@@ -99,6 +124,67 @@ impl Worker {
             trumps,
             layouts_per_second: state.rate,
             layouts_solved: solved,
+            source: self.source as i32,
+            heartbeat_age_seconds: if self.source == pb::WorkerSource::Registered {
+                state.heartbeat.elapsed().as_secs_f64()
+            } else {
+                0.0
+            },
+            down_reason: match (&state.down, state.up) {
+                (Some(failure), false) => failure.reason().to_string(),
+                _ => String::new(),
+            },
+        }
+    }
+
+    fn state_of(&self, state: &WorkerState) -> pb::WorkerState {
+        match (state.up, state.busy_slots) {
+            _ if state.drain.is_cancelled() => pb::WorkerState::Draining,
+            (false, _) => pb::WorkerState::Down,
+            (true, 0) => pb::WorkerState::Idle,
+            (true, _) => pb::WorkerState::Busy,
+        }
+    }
+
+    /// Idle, busy, down or draining.
+    pub fn worker_state(&self) -> pb::WorkerState {
+        self.state_of(&self.state())
+    }
+
+    fn drain_token(&self) -> CancellationToken {
+        self.state().drain.clone()
+    }
+
+    fn start_drain(&self) {
+        let state = self.state();
+        if !state.drain.is_cancelled() {
+            tracing::info!(worker = %self.address, "draining worker: no new leases");
+            state.drain.cancel();
+        }
+    }
+
+    /// Records why the worker is down; logs when that is news.
+    fn mark_down(&self, failure: Failure) {
+        let mut state = self.state();
+        if state.up || state.down.as_ref() != Some(&failure) {
+            match &failure {
+                Failure::Refused(reason) => {
+                    tracing::error!(worker = %self.address, reason, "worker refuses this coordinator")
+                }
+                Failure::Other(reason) => {
+                    tracing::warn!(worker = %self.address, reason, "worker down")
+                }
+            }
+        }
+        state.up = false;
+        state.down = Some(failure);
+    }
+
+    /// Why the worker refuses this coordinator, if it does (TLS or token).
+    pub fn refusal(&self) -> Option<String> {
+        match &self.state().down {
+            Some(Failure::Refused(reason)) => Some(reason.clone()),
+            _ => None,
         }
     }
 
@@ -110,15 +196,101 @@ impl Worker {
 /// All known workers and their drivers.
 pub struct Registry {
     scheduler: Arc<Scheduler>,
+    /// How to dial workers (TLS, client certificate, token).
+    client: ClientOptions,
+    jobs: Arc<Jobs>,
     workers: Mutex<BTreeMap<String, Arc<Worker>>>,
+    /// Stops every driver (the coordinator is shutting down).
+    stop: CancellationToken,
+    /// The drivers, so that shutdown can wait for them.
+    tasks: TaskTracker,
+}
+
+/// Why the registry refused a heartbeat or a drain.
+#[derive(Debug, thiserror::Error)]
+pub enum MembershipError {
+    #[error("{0:?} is not HOST:PORT")]
+    BadAddress(String),
+    #[error("address: no worker {0:?} is known")]
+    Unknown(String),
+}
+
+impl From<MembershipError> for Status {
+    fn from(e: MembershipError) -> Status {
+        match e {
+            MembershipError::BadAddress(_) => deckhand::status::Invalid::new("address", e).into(),
+            MembershipError::Unknown(_) => Status::not_found(e.to_string()),
+        }
+    }
 }
 
 impl Registry {
-    pub fn new(scheduler: Arc<Scheduler>) -> Arc<Registry> {
-        Arc::new(Registry {
+    pub fn new(
+        scheduler: Arc<Scheduler>,
+        client: ClientOptions,
+        jobs: Arc<Jobs>,
+        stop: CancellationToken,
+        tasks: TaskTracker,
+    ) -> Arc<Registry> {
+        let registry = Arc::new(Registry {
             scheduler,
+            client,
+            jobs,
             workers: Mutex::new(BTreeMap::new()),
-        })
+            stop,
+            tasks,
+        });
+        let silent = forget_silent(Arc::downgrade(&registry));
+        registry
+            .tasks
+            .spawn(registry.stop.clone().run_until_cancelled_owned(silent));
+        registry
+    }
+
+    /// A registered worker's heartbeat: registers it the first time, and
+    /// drains it when it says it is shutting down.
+    pub fn heartbeat(
+        self: &Arc<Self>,
+        address: &str,
+        draining: bool,
+    ) -> Result<(), MembershipError> {
+        let valid = address.len() <= 256
+            && address.rsplit_once(':').is_some_and(|(host, port)| {
+                !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0)
+            });
+        if !valid {
+            return Err(MembershipError::BadAddress(address.to_string()));
+        }
+        let mut workers = self.workers();
+        if let Some(worker) = workers.get(address) {
+            worker.state().heartbeat = Instant::now();
+            if draining {
+                worker.leaving.store(true, Ordering::Relaxed);
+                worker.start_drain();
+            }
+        } else if !draining {
+            let worker = Arc::new(Worker::new(
+                address.to_string(),
+                pb::WorkerSource::Registered,
+            ));
+            workers.insert(address.to_string(), worker.clone());
+            tracing::info!(worker = %address, "worker registered");
+            let stop = self.stop.clone();
+            self.tasks
+                .spawn(stop.run_until_cancelled_owned(drive(self.clone(), worker)));
+        }
+        Ok(())
+    }
+
+    /// Drains a worker: its leases in flight finish, it gets no new one.
+    pub fn drain(&self, address: &str) -> Result<(), MembershipError> {
+        let worker = self
+            .workers()
+            .get(address)
+            .cloned()
+            .ok_or_else(|| MembershipError::Unknown(address.to_string()))?;
+        worker.start_drain();
+        Ok(())
     }
 
     fn workers(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<Worker>>> {
@@ -133,29 +305,75 @@ impl Registry {
         self.workers().values().filter(|w| w.is_up()).count()
     }
 
+    /// When no worker is up and every known one refuses this coordinator
+    /// (certificates or token), the reasons: no job can run until the
+    /// configuration changes.
+    pub fn all_refuse(&self) -> Option<String> {
+        let workers = self.workers();
+        let reasons: Option<Vec<String>> = workers
+            .values()
+            .map(|w| w.refusal().map(|r| format!("{}: {r}", w.address)))
+            .collect();
+        reasons.filter(|r| !r.is_empty()).map(|r| r.join("; "))
+    }
+
     /// Makes the registry hold exactly `addresses` (plus down workers that are
-    /// still being retried): new ones get a driver; vanished ones stop once idle.
-    pub fn sync(self: &Arc<Self>, addresses: &[String]) {
+    /// still being retried, and registered workers): new ones get a driver;
+    /// vanished ones stop once idle. `source` says where the address came from.
+    pub fn sync(self: &Arc<Self>, addresses: &[(String, pb::WorkerSource)]) {
         let mut workers = self.workers();
+        let listed = |a: &String| addresses.iter().any(|(b, _)| a == b);
         for worker in workers.values() {
-            worker.state().listed = addresses.contains(&worker.address);
+            if worker.source != pb::WorkerSource::Registered {
+                worker.state().listed = listed(&worker.address);
+            }
         }
-        for address in addresses {
+        for (address, source) in addresses {
             if !workers.contains_key(address) {
-                let worker = Arc::new(Worker::new(address.clone()));
+                let worker = Arc::new(Worker::new(address.clone(), *source));
                 workers.insert(address.clone(), worker.clone());
                 tracing::info!(worker = %address, "worker discovered");
-                tokio::spawn(drive(self.clone(), worker));
+                let stop = self.stop.clone();
+                self.tasks
+                    .spawn(stop.run_until_cancelled_owned(drive(self.clone(), worker)));
             }
         }
     }
 
-    fn forget(&self, address: &str) {
-        self.workers().remove(address);
+    /// Removes `worker` (not a newer worker registered at the same address).
+    fn forget(&self, worker: &Arc<Worker>) {
+        let mut workers = self.workers();
+        if workers
+            .get(&worker.address)
+            .is_some_and(|w| Arc::ptr_eq(w, worker))
+        {
+            workers.remove(&worker.address);
+        }
     }
 }
 
-/// Resolves the static list and the DNS names every `interval`, forever.
+/// Forgets registered workers whose heartbeats stopped (once a second, while
+/// the registry lives); their leases in flight go back to the queue.
+async fn forget_silent(registry: std::sync::Weak<Registry>) {
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let Some(registry) = registry.upgrade() else {
+            return;
+        };
+        let timeout = registry.scheduler.config.heartbeat_timeout;
+        for worker in registry.list() {
+            let silent = worker.state().heartbeat.elapsed();
+            if worker.source == pb::WorkerSource::Registered && silent > timeout {
+                tracing::warn!(worker = %worker.address, silent_secs = silent.as_secs_f64(), "no heartbeat; forgetting the worker");
+                worker.stop.cancel();
+                registry.forget(&worker);
+            }
+        }
+    }
+}
+
+/// Resolves the static list and the DNS names every `interval`, until the
+/// coordinator stops (the caller runs it under the stop token).
 pub async fn discover(
     registry: Arc<Registry>,
     fixed: Vec<String>,
@@ -163,44 +381,46 @@ pub async fn discover(
     interval: Duration,
 ) {
     loop {
-        let mut addresses = fixed.clone();
+        let mut addresses: Vec<_> = fixed
+            .iter()
+            .map(|a| (a.clone(), pb::WorkerSource::Static))
+            .collect();
         for name in &dns {
             match tokio::net::lookup_host(name.as_str()).await {
-                Ok(found) => addresses.extend(found.map(|a| a.to_string())),
+                Ok(found) => {
+                    addresses.extend(found.map(|a| (a.to_string(), pb::WorkerSource::Dns)))
+                }
                 Err(e) => tracing::warn!(name, error = %e, "worker DNS lookup failed"),
             }
         }
         addresses.sort();
-        addresses.dedup();
+        addresses.dedup_by(|a, b| a.0 == b.0);
         registry.sync(&addresses);
         tokio::time::sleep(interval).await;
     }
 }
 
-fn client(channel: Channel) -> PreferansWorkerServiceClient<Channel> {
+fn client(channel: Transport) -> PreferansWorkerServiceClient<Transport> {
     PreferansWorkerServiceClient::new(channel)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20)
 }
 
 /// Connects and asks for the worker's status; records its tables.
-async fn check(worker: &Worker) -> Result<PreferansWorkerServiceClient<Channel>, Status> {
-    let url = if worker.address.contains("://") {
-        worker.address.clone()
-    } else {
-        format!("http://{}", worker.address)
-    };
-    let channel = Endpoint::from_shared(url)
-        .map_err(|e| Status::invalid_argument(e.to_string()))?
-        .connect_timeout(Duration::from_secs(3))
-        .tcp_nodelay(true)
-        .connect()
+async fn check(
+    worker: &Worker,
+    options: &ClientOptions,
+) -> Result<PreferansWorkerServiceClient<Transport>, Failure> {
+    // A partitioned or frozen worker sends no reset: keepalive pings notice it.
+    let channel = options
+        .connect(&worker.address)
         .await
-        .map_err(|e| Status::unavailable(e.to_string()))?;
+        .map_err(|e| classify(e.as_ref()))?;
     let mut client = client(channel);
     let status = tokio::time::timeout(Duration::from_secs(5), client.status(pb::StatusRequest {}))
         .await
-        .map_err(|_| Status::deadline_exceeded("status timed out"))??
+        .map_err(|_| Failure::Other("status timed out".into()))?
+        .map_err(|status| classify(&status))?
         .into_inner();
     let mut tables: Vec<String> = status
         .threads
@@ -210,27 +430,63 @@ async fn check(worker: &Worker) -> Result<PreferansWorkerServiceClient<Channel>,
         .collect();
     tables.sort();
     tables.dedup();
-    worker.state().tables = tables;
+    let mut state = worker.state();
+    state.tables = tables;
+    state.instance = status.instance;
+    drop(state);
     Ok(client)
 }
 
-/// The driver of one worker: health check, lease loops, backoff on failure.
+/// The driver of one worker: health check, lease loops, backoff on failure;
+/// it ends when the worker is forgotten, leaves or is no longer listed.
 async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
     let mut backoff = Duration::from_millis(250);
-    loop {
+    let options = ClientOptions {
+        keepalive: registry.scheduler.config.worker_keepalive,
+        ..registry.client.clone()
+    };
+    while !worker.stop.is_cancelled() {
         if !worker.state().listed && !worker.is_up() {
             tracing::info!(worker = %worker.address, "worker no longer listed; forgetting it");
-            registry.forget(&worker.address);
-            return;
+            break;
         }
-        let client = match check(&worker).await {
+        let drain = worker.drain_token();
+        if drain.is_cancelled() {
+            if worker.leaving.load(Ordering::Relaxed) {
+                tracing::info!(worker = %worker.address, "worker drained and left: its leases are finished");
+                break;
+            }
+            // Drained by an operator: it stays drained while it is up, and
+            // gets work again once it has gone away and comes back.
+            tokio::select! {
+                _ = worker.stop.cancelled() => break,
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
+            let before = worker.state().instance.clone();
+            let restarted = match check(&worker, &options).await {
+                Err(_) => true,
+                Ok(_) => worker.state().instance != before,
+            };
+            if restarted {
+                tracing::info!(worker = %worker.address, "drained worker went away; it gets work again when it is back");
+                worker.state().drain = CancellationToken::new();
+            }
+            continue;
+        }
+        let checked = tokio::select! {
+            _ = worker.stop.cancelled() => break,
+            _ = drain.cancelled() => continue,
+            checked = check(&worker, &options) => checked,
+        };
+        let client = match checked {
             Ok(client) => client,
-            Err(e) => {
-                if worker.is_up() {
-                    tracing::warn!(worker = %worker.address, error = %e, "worker down");
+            Err(failure) => {
+                worker.mark_down(failure);
+                tokio::select! {
+                    _ = worker.stop.cancelled() => break,
+                    _ = drain.cancelled() => {}
+                    _ = tokio::time::sleep(backoff) => {}
                 }
-                worker.state().up = false;
-                tokio::time::sleep(backoff).await;
                 backoff = (backoff * 2).min(Duration::from_secs(5));
                 continue;
             }
@@ -238,32 +494,54 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         if !worker.is_up() {
             tracing::info!(worker = %worker.address, "worker up");
         }
-        worker.state().up = true;
+        {
+            let mut state = worker.state();
+            state.up = true;
+            state.down = None;
+        }
         backoff = Duration::from_millis(250);
-        let loops = registry.scheduler.config.leases_per_worker.max(1);
+        let loops = registry.scheduler.config.slots_per_worker.max(1);
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..loops {
             tasks.spawn(lease_loop(registry.clone(), worker.clone(), client.clone()));
         }
-        // The first failing loop ends this round; the others are stopped and
-        // their leases go back to the queue.
-        if let Some(Ok(Err(e))) = tasks.join_next().await {
-            tracing::warn!(worker = %worker.address, error = %e, "worker failed; its leases return to the queue");
+        // A drain ends the loops one by one as their leases finish. The first
+        // failing loop, or forgetting the worker, ends them all: their leases
+        // go back to the queue.
+        loop {
+            let joined = tokio::select! {
+                _ = worker.stop.cancelled() => break,
+                joined = tasks.join_next() => joined,
+            };
+            match joined {
+                None => break,
+                Some(Ok(Err(e))) => {
+                    tracing::warn!(worker = %worker.address, error = %e, "worker failed; its leases return to the queue");
+                    break;
+                }
+                Some(_) => {}
+            }
         }
         tasks.shutdown().await;
         worker.state().up = false;
     }
+    registry.forget(&worker);
 }
 
 /// Takes leases and runs them on the worker until one fails.
 async fn lease_loop(
     registry: Arc<Registry>,
     worker: Arc<Worker>,
-    mut client: PreferansWorkerServiceClient<Channel>,
+    mut client: PreferansWorkerServiceClient<Transport>,
 ) -> Result<(), Status> {
     let scheduler = &registry.scheduler;
+    let drain = worker.drain_token();
     loop {
-        let lease = scheduler.lease(&worker.address, || worker.held()).await;
+        let lease = tokio::select! {
+            biased;
+            _ = drain.cancelled() => return Ok(()),
+            lease = scheduler.lease(&worker.address, || worker.held()) => lease,
+        };
         // Give the lease back however this ends (even if this task is aborted).
         let mut guard = LeaseGuard {
             scheduler,
@@ -273,10 +551,10 @@ async fn lease_loop(
         };
         {
             let mut state = worker.state();
-            state.busy_leases += 1;
-            state.held = Some(lease.job.strain);
+            state.busy_slots += 1;
+            state.held = Some(lease.problem.strain);
         }
-        let outcome = run_lease(scheduler, &worker, &mut client, &lease).await;
+        let outcome = run_lease(&registry, &worker, &mut client, &lease).await;
         guard.failed = outcome.is_err();
         drop(guard);
         outcome?;
@@ -292,23 +570,24 @@ struct LeaseGuard<'a> {
 
 impl Drop for LeaseGuard<'_> {
     fn drop(&mut self) {
-        self.worker.state().busy_leases -= 1;
+        self.worker.state().busy_slots -= 1;
         self.scheduler
             .release(self.lease, &self.worker.address, self.failed);
     }
 }
 
-/// Streams one chunk from the worker into its job.
+/// Streams one chunk from the worker into its problem; commits it when complete.
 async fn run_lease(
-    scheduler: &Scheduler,
+    registry: &Registry,
     worker: &Worker,
-    client: &mut PreferansWorkerServiceClient<Channel>,
+    client: &mut PreferansWorkerServiceClient<Transport>,
     lease: &Lease,
 ) -> Result<(), Status> {
-    let job = &lease.job;
-    let range = job.chunk_range(lease.chunk);
+    let scheduler = &registry.scheduler;
+    let (job, problem) = (&lease.job, &lease.problem);
+    let range = problem.chunk_range(lease.chunk);
     let request = pb::SolveLayoutsRequest {
-        view: Some(deckhand::preferans::view_to_proto(&job.view)),
+        view: Some(deckhand::preferans::view_to_proto(&problem.view)),
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,
@@ -338,7 +617,7 @@ async fn run_lease(
             }
             Ok(Err(status)) => return Err(status),
             Ok(Ok(None)) => {
-                return if job.is_chunk_done(lease.chunk) {
+                return if problem.is_chunk_complete(lease.chunk) {
                     Ok(())
                 } else {
                     Err(Status::data_loss(
@@ -348,21 +627,32 @@ async fn run_lease(
             }
             Ok(Ok(Some(message))) => message,
         };
-        let recorded = job
-            .record(
-                lease.chunk,
-                &worker.address,
-                message.start,
-                message.count,
-                &message.tricks,
-            )
+        let recorded = problem
+            .record(lease.chunk, message.start, message.count, &message.tricks)
             .map_err(Status::internal)?;
         worker
             .solved
             .fetch_add(u64::from(message.count), Ordering::Relaxed);
-        if recorded == Recorded::ChunkDone {
-            // Finished (perhaps by a duplicate lease first): stop this stream.
-            return Ok(());
+        match recorded {
+            Recorded::Progress(fresh) => job.add_solved(&worker.address, fresh),
+            Recorded::Complete { fresh, tricks } => {
+                job.add_solved(&worker.address, fresh);
+                let (jobs, job, problem, chunk) = (
+                    registry.jobs.clone(),
+                    job.clone(),
+                    problem.clone(),
+                    lease.chunk,
+                );
+                // The store fsyncs: off the async threads.
+                tokio::task::spawn_blocking(move || {
+                    jobs.commit_chunk(&job, &problem, chunk, &tricks)
+                })
+                .await
+                .map_err(|e| Status::internal(format!("chunk commit: {e}")))?;
+                return Ok(());
+            }
+            // Finished by a duplicate lease first: stop this stream.
+            Recorded::AlreadyComplete => return Ok(()),
         }
     }
 }

@@ -3,6 +3,7 @@
 use clap::Parser;
 use deckhand::server::{self, ServerArgs, Services};
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker, DEFAULT_PORT};
+use preferans_worker::membership::Membership;
 use preferans_worker::worker_metrics::register_metrics;
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -19,6 +20,12 @@ struct Args {
     /// Transposition table size per thread, in MiB.
     #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64)]
     table_mb: usize,
+    /// Register with this coordinator (HOST:PORT) and send it heartbeats.
+    #[arg(long, env = "DECKHAND_COORDINATOR", requires = "advertise")]
+    coordinator: Option<String>,
+    /// Where the coordinator reaches this worker, HOST:PORT (with --coordinator).
+    #[arg(long, env = "DECKHAND_ADVERTISE", requires = "coordinator")]
+    advertise: Option<String>,
 }
 
 #[tokio::main]
@@ -34,7 +41,27 @@ async fn main() -> anyhow::Result<()> {
     register_metrics(pool.clone());
     let service = Worker::new(pool).into_server(config.max_message_bytes);
     let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
-    server::run(config, Services::new(Routes::new(service), &[name])).await
+    let membership = match (&args.coordinator, args.advertise) {
+        (Some(coordinator), Some(advertise)) => {
+            let membership = Membership::new(coordinator, advertise, config.keepalive)?;
+            tokio::spawn(membership.clone().heartbeats());
+            Some(membership)
+        }
+        _ => None,
+    };
+    // On SIGTERM, first tell the coordinator (no new leases), then drain.
+    let shutdown = async move {
+        server::shutdown_signal().await;
+        if let Some(membership) = membership {
+            membership.leave().await;
+        }
+    };
+    server::run_until(
+        config,
+        Services::new(Routes::new(service), &[name]),
+        shutdown,
+    )
+    .await
 }
 
 fn default_threads() -> usize {

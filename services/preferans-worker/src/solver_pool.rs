@@ -142,6 +142,18 @@ impl SolverPool {
         pb::StatusResponse {
             threads,
             table_bytes: self.table_bytes as u64,
+            instance: instance().to_string(),
         }
     }
+}
+
+/// This process's identity: its pid and start time, so a restart shows.
+fn instance() -> &'static str {
+    static INSTANCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    INSTANCE.get_or_init(|| {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        format!("{}-{}", std::process::id(), started.as_nanos())
+    })
 }

@@ -7,8 +7,8 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use coordinator::grpc::{Coordinator, CoordinatorServiceServer, Discovery};
 use coordinator::scheduler::SchedulerConfig;
+use coordinator::{Discovery, RunningCoordinator};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use pb::coordinator_service_client::CoordinatorServiceClient;
@@ -76,20 +76,28 @@ async fn wait_until_serving(addr: &str) {
 async fn coordinator(
     workers: Vec<String>,
     config: SchedulerConfig,
-) -> (RunningServer, CoordinatorServiceClient<Channel>) {
+) -> (RunningCoordinator, CoordinatorServiceClient<Channel>) {
     let discovery = Discovery {
         workers,
         dns: vec![],
         interval: Duration::from_millis(200),
+        client: Default::default(),
     };
-    let service = Coordinator::start(config, discovery).into_server(16 << 20);
-    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    let server = spawn(
-        ServerConfig::loopback(),
-        Services::new(Routes::new(service), &[name]),
-    )
-    .await
-    .unwrap();
+    spawn_coordinator(discovery, config).await
+}
+
+async fn spawn_coordinator(
+    discovery: Discovery,
+    scheduler: SchedulerConfig,
+) -> (RunningCoordinator, CoordinatorServiceClient<Channel>) {
+    let config = coordinator::Config {
+        scheduler,
+        discovery,
+        ..coordinator::Config::new(Vec::new())
+    };
+    let server = coordinator::spawn(config, ServerConfig::loopback())
+        .await
+        .unwrap();
     let client = CoordinatorServiceClient::connect(format!("http://{}", server.addr))
         .await
         .unwrap();
@@ -345,18 +353,9 @@ async fn workers_found_by_dns_get_work_and_declarer_leads_give_every_opening() {
         workers: vec![],
         dns: vec![format!("localhost:{}", worker.addr.port())],
         interval: Duration::from_millis(200),
+        client: Default::default(),
     };
-    let service = Coordinator::start(small_chunks(), discovery).into_server(16 << 20);
-    let name = <CoordinatorServiceServer<Coordinator> as NamedService>::NAME;
-    let server = spawn(
-        ServerConfig::loopback(),
-        Services::new(Routes::new(service), &[name]),
-    )
-    .await
-    .unwrap();
-    let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .unwrap();
+    let (server, mut client) = spawn_coordinator(discovery, small_chunks()).await;
     // The declarer (N) is on lead and has not played: one histogram per card.
     let request = pb::AnalyzeAllFoeRequest {
         view: Some(pb::DeclarerView {

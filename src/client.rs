@@ -1,0 +1,255 @@
+//! Dialling a Deckhand server: plaintext or TLS (with an optional client
+//! certificate), and a bearer token on every call. The CLI and the
+//! coordinator (towards its workers) both connect through here.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::interceptor::InterceptedService;
+use tonic::service::Interceptor;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+use tonic::{Code, Request, Status};
+
+/// The CLI's connection flags (global to every subcommand).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ClientArgs {
+    /// CA certificate (PEM) to verify the server with; turns TLS on for any address.
+    #[arg(long, global = true, env = "DECKHAND_CA")]
+    pub ca: Option<PathBuf>,
+    /// Client certificate (PEM) for servers that require mutual TLS.
+    #[arg(long, global = true, env = "DECKHAND_CERT", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// Private key (PEM) of --cert.
+    #[arg(long, global = true, env = "DECKHAND_KEY", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// Bearer token sent with every call.
+    #[arg(long, global = true, env = "DECKHAND_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+impl From<ClientArgs> for ClientOptions {
+    fn from(args: ClientArgs) -> Self {
+        ClientOptions {
+            ca: args.ca,
+            cert: args.cert,
+            key: args.key,
+            token: args.token,
+            ..ClientOptions::default()
+        }
+    }
+}
+
+/// How to reach and authenticate to a server.
+#[derive(Debug, Clone, Default)]
+pub struct ClientOptions {
+    /// CA to verify the server's certificate with; TLS on for any address.
+    pub ca: Option<PathBuf>,
+    /// Client certificate and key for mutual TLS.
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+    /// Name the server's certificate must hold (default: the address's host).
+    pub server_name: Option<String>,
+    /// Bearer token sent with every call.
+    pub token: Option<String>,
+    /// File whose first token line is sent (read at each connect, so it can rotate).
+    pub token_file: Option<PathBuf>,
+    /// HTTP/2 ping interval and answer timeout (pings also while idle).
+    pub keepalive: Option<Duration>,
+}
+
+/// A channel that adds the bearer token to every call.
+pub type Transport = InterceptedService<Channel, BearerToken>;
+
+/// Adds `authorization: Bearer <token>` to each request (nothing when empty).
+#[derive(Clone, Default)]
+pub struct BearerToken(Option<MetadataValue<Ascii>>);
+
+impl Interceptor for BearerToken {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        if let Some(value) = &self.0 {
+            request
+                .metadata_mut()
+                .insert("authorization", value.clone());
+        }
+        Ok(request)
+    }
+}
+
+impl ClientOptions {
+    fn uses_tls(&self, addr: &str) -> bool {
+        self.ca.is_some() || addr.starts_with("https://")
+    }
+
+    /// The endpoint for `addr` (`HOST:PORT` or a URL): TLS when the address is
+    /// `https://` or a CA is given.
+    pub fn endpoint(&self, addr: &str) -> anyhow::Result<Endpoint> {
+        let host_port = addr.split_once("://").map_or(addr, |(_, rest)| rest);
+        let tls = self.uses_tls(addr);
+        let url = format!("{}://{host_port}", if tls { "https" } else { "http" });
+        let endpoint = Endpoint::from_shared(url.clone())
+            .with_context(|| format!("bad address {addr:?}"))?
+            .connect_timeout(Duration::from_secs(5))
+            .tcp_nodelay(true);
+        let endpoint = match self.keepalive {
+            Some(keepalive) => endpoint
+                .http2_keep_alive_interval(keepalive)
+                .keep_alive_timeout(keepalive)
+                .keep_alive_while_idle(true),
+            None => endpoint,
+        };
+        if !tls {
+            anyhow::ensure!(
+                self.cert.is_none(),
+                "a client certificate needs TLS: give --ca or an https:// address"
+            );
+            return Ok(endpoint);
+        }
+        let ca = self
+            .ca
+            .as_ref()
+            .context("an https:// address needs --ca (the CA that signed the server)")?;
+        let read =
+            |p: &PathBuf| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
+        let mut config = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(read(ca)?));
+        if let (Some(cert), Some(key)) = (&self.cert, &self.key) {
+            config = config.identity(Identity::from_pem(read(cert)?, read(key)?));
+        }
+        if let Some(name) = &self.server_name {
+            config = config.domain_name(name.clone());
+        }
+        Ok(endpoint.tls_config(config)?)
+    }
+
+    /// The token to send, from `token` or the first token of `token_file`.
+    pub fn bearer(&self) -> anyhow::Result<BearerToken> {
+        let token = match (&self.token, &self.token_file) {
+            (Some(token), _) => Some(token.trim().to_string()),
+            (None, Some(path)) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let token = crate::auth::token_lines(&text).next();
+                Some(token.context("the token file holds no token")?.to_string())
+            }
+            (None, None) => None,
+        };
+        let value = token
+            .map(|t| format!("Bearer {t}").parse())
+            .transpose()
+            .map_err(|_| anyhow::anyhow!("the token has characters not allowed in a header"))?;
+        Ok(BearerToken(value))
+    }
+
+    /// Connects to `addr`.
+    pub async fn connect(&self, addr: &str) -> anyhow::Result<Transport> {
+        let bearer = self.bearer()?;
+        let endpoint = self.endpoint(addr)?;
+        let channel = endpoint
+            .connect()
+            .await
+            .with_context(|| format!("cannot connect to {addr}"))?;
+        Ok(InterceptedService::new(channel, bearer))
+    }
+}
+
+/// Why a call or a connection failed, as far as security goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The server refused us, or we refused the server: fixing it needs a
+    /// configuration change (certificates, CA, token), not a retry.
+    Refused(String),
+    /// Anything else (unreachable, timed out, broken stream).
+    Other(String),
+}
+
+impl Failure {
+    pub fn reason(&self) -> &str {
+        match self {
+            Failure::Refused(r) | Failure::Other(r) => r,
+        }
+    }
+}
+
+/// Classifies a failed call or connection: a TLS failure or a refused token
+/// becomes [`Failure::Refused`] with a plain reason.
+pub fn classify(error: &(dyn std::error::Error + 'static)) -> Failure {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if let Some(status) = e.downcast_ref::<Status>() {
+            match status.code() {
+                Code::Unauthenticated => {
+                    return Failure::Refused(format!("token refused: {}", status.message()))
+                }
+                Code::PermissionDenied => {
+                    return Failure::Refused(format!("permission denied: {}", status.message()))
+                }
+                _ => {}
+            }
+        }
+        let tls = e.downcast_ref::<rustls::Error>().or_else(|| {
+            e.downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        });
+        if let Some(tls) = tls {
+            return Failure::Refused(explain_tls(tls));
+        }
+        // rustls reports alerts read after the handshake as text only.
+        let text = e.to_string();
+        if let Some(after) = text.split("received fatal alert: ").nth(1) {
+            let alert = after.split(|c: char| !c.is_ascii_alphanumeric()).next();
+            return Failure::Refused(explain_alert(alert.unwrap_or_default()));
+        }
+        next = e.source();
+    }
+    Failure::Other(chain(error))
+}
+
+fn explain_tls(error: &rustls::Error) -> String {
+    use rustls::{CertificateError as Cert, Error};
+    match error {
+        Error::InvalidCertificate(Cert::UnknownIssuer) => {
+            "unknown CA: the server's certificate is not signed by the CA we trust".into()
+        }
+        Error::InvalidCertificate(Cert::Expired | Cert::ExpiredContext { .. }) => {
+            "bad certificate: the server's certificate has expired".into()
+        }
+        Error::InvalidCertificate(Cert::NotValidForName | Cert::NotValidForNameContext { .. }) => {
+            "bad certificate: the server's certificate does not name the address dialled".into()
+        }
+        Error::InvalidCertificate(other) => format!("bad certificate from the server: {other:?}"),
+        Error::AlertReceived(alert) => explain_alert(&format!("{alert:?}")),
+        Error::InvalidMessage(_) => {
+            "TLS handshake failed: the server does not speak TLS (plaintext server?)".into()
+        }
+        other => format!("TLS failed: {other}"),
+    }
+}
+
+/// What a TLS alert from the server (by its rustls name) means for us.
+fn explain_alert(alert: &str) -> String {
+    match alert {
+        "CertificateRequired" => "refused: the server requires a client certificate".into(),
+        "UnknownCA" => "unknown CA: the server does not trust the CA of our certificate".into(),
+        "CertificateExpired" => {
+            "bad certificate: the server says our certificate has expired".into()
+        }
+        _ => format!("bad certificate: the server refused our TLS handshake ({alert})"),
+    }
+}
+
+/// The error and its sources, `: `-separated.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(e) = next {
+        let part = e.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        next = e.source();
+    }
+    text
+}
