@@ -52,6 +52,10 @@ const WAITS: AnswerBound = AnswerBound {
     stream_form: "WaitsStream",
 };
 
+/// Bounds on one Score answer (in memory, encoded): at most a dozen yaku, a
+/// fu breakdown and one decomposition.
+const SCORE_ANSWER: (usize, usize) = (2048, 1024);
+
 impl Default for Mahjong {
     fn default() -> Self {
         Mahjong::new(DEFAULT_MAX_BATCH)
@@ -217,8 +221,26 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         &self,
         request: Request<pb::ScoreRequest>,
     ) -> Result<Response<pb::ScoreResponse>, Status> {
-        let results =
-            crate::score::score_batch(request.into_inner().situations, self.max_batch).await?;
+        let situations = request.into_inner().situations;
+        check_batch("situations", situations.len(), self.max_batch)?;
+        // A decoded situation is a few short strings.
+        let (answer_memory, answer_encoded) = SCORE_ANSWER;
+        let mut cost = BatchCost::new("situations", None);
+        for s in &situations {
+            let strings: usize = [&s.hand, &s.win_tile]
+                .into_iter()
+                .chain(&s.melds)
+                .chain(&s.dora_indicators)
+                .chain(&s.ura_indicators)
+                .map(|t| t.len() + 24)
+                .sum();
+            cost.item(
+                160 + strings + answer_memory + answer_encoded,
+                answer_encoded,
+            );
+        }
+        let _reserved = self.budget.reserve(&cost)?;
+        let results = crate::score::score_batch(situations, self.max_batch).await?;
         Ok(Response::new(pb::ScoreResponse { results }))
     }
 

@@ -75,3 +75,42 @@ async fn stream_forms_answer_like_the_batches() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// A Score batch whose estimated memory is over the per-request budget is
+/// refused before any work; a small one under the same budget is answered.
+#[tokio::test]
+async fn score_batches_over_the_memory_budget_are_refused() {
+    let config = ServerConfig::loopback();
+    let budget = deckhand::budget::MemoryBudget::new(1 << 20, 1 << 20, config.max_message_bytes);
+    let service = Mahjong::default()
+        .with_budget(budget)
+        .into_server(config.max_message_bytes);
+    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
+        .await
+        .unwrap();
+    let mut client = MahjongServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .unwrap();
+    let situation = pb::WinSituation {
+        hand: "123m456p789s11122z".into(),
+        win_tile: "2z".into(),
+        tsumo: true,
+        ..Default::default()
+    };
+    let small = client
+        .score(pb::ScoreRequest {
+            situations: vec![situation.clone(); 10],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(small.results.len(), 10);
+    let status = client
+        .score(pb::ScoreRequest {
+            situations: vec![situation; 5_000],
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().contains("situations"), "{status:?}");
+}
