@@ -36,6 +36,9 @@ impl From<ClientArgs> for ClientOptions {
             cert: args.cert,
             key: args.key,
             token: args.token,
+            // A long watch (`batch wait`, `solve-all-foe`) across a partition
+            // must notice the dead connection to reconnect, not wait forever.
+            keepalive: Some(Duration::from_secs(10)),
             ..ClientOptions::default()
         }
     }

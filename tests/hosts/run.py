@@ -514,8 +514,38 @@ class Run:
             client.kill()
         after = Batch(c, self.problem, 1, "after")
         taken = after.wait()
+        durable = self.durable_client_cut(c)
         return self.figures(c, after, taken, notice, workers_stopped_s=round(stopped, 2),
-                            durable_jobs="not run: the durable jobs API is not on main yet")
+                            durable_jobs=durable)
+
+    def durable_client_cut(self, c: Cluster) -> dict:
+        """A batch job outlives its watcher's link: `batch wait` is cut off for
+        10 s, watches again and gets every result, exact."""
+        count = self.copies(20)
+        jobs_file = c.logs / "durable.jsonl"
+        problem = {"view": self.problem.view, "contract": self.problem.contract,
+                   "lead": self.problem.lead}
+        jobs_file.write_text("".join(json.dumps({"name": f"p{i}", **problem}) + "\n"
+                                     for i in range(count)))
+        job_id = c.cli("batch", "submit", str(jobs_file), "--coordinator", COORDINATOR).strip()
+        waiter = c.start("durable-wait", "client", [
+            str(c.bin / "deckhand"), "preferans", "batch", "wait", job_id,
+            "--coordinator", COORDINATOR])
+        c.wait_for("the batch job to start", lambda: c.list_workers()["w1"]["solved"] > 0)
+        c.hosts.cut("client")
+        time.sleep(10)
+        c.hosts.heal("client")
+        rc = waiter.wait(timeout=600)
+        lines = [json.loads(line) for line in waiter.logfile.read_text().splitlines()
+                 if line.startswith("{")]
+        if rc != 0 or len(lines) != count:
+            raise AssertionError(f"batch wait exited {rc} with {len(lines)} of {count} results")
+        for result in lines:
+            histogram = result["openings"][0]["histogram"]
+            if result["layouts"] != 184_756 or histogram != self.problem.histogram:
+                raise AssertionError(f"batch job {job_id} {result['name']}: "
+                                     f"{result['layouts']} layouts, histogram {histogram}")
+        return {"problems": count, "results_exact": True}
 
 
 SCENARIOS = ["healthy", "partition", "frozen", "crash", "scale_out", "scale_in",
