@@ -330,7 +330,6 @@ class Run:
         self.bin = bin_dir
         self.logs = logs
         self.problem = problems()["preferansRu1"]
-        self.short = problems()["solvealldeals1-1"]
         self.healthy_one = 0.0
 
     def cluster(self, name: str) -> Cluster:
@@ -373,7 +372,7 @@ class Run:
 
     def partition(self, c: Cluster) -> dict:
         """w1 (a --workers worker) loses its link for 30 s mid-job, then it heals."""
-        batch = Batch(c, self.problem, self.copies(50))
+        batch = Batch(c, self.problem, self.copies(90))
         c.wait_for("w1 busy", lambda: c.list_workers()["w1"]["solved"] > 0)
         cut_at = time.time()
         c.hosts.cut("w1")
@@ -390,7 +389,9 @@ class Run:
                           and time.time() - healed_at, timeout=40) if batch.running() else None
         taken = batch.wait()
         if back is None:  # the job ended first: a new one must use w1 again
-            Batch(c, self.short, 2, "after").wait()
+            # Its driver redials with a backoff of up to 5 s: wait until it is up.
+            c.wait_workers_up(["w1"])
+            Batch(c, self.problem, 1, "after").wait()
             if c.list_workers()["w1"]["solved"] <= solved:
                 raise AssertionError("w1 got no work after the link healed")
         return self.figures(c, batch, taken, notice, reused_after_heal_s=back and round(back, 1))
@@ -495,16 +496,17 @@ class Run:
 
     def client_cut(self, c: Cluster) -> dict:
         """The client's link is cut for 10 s: the coordinator cancels its AnalyzeAllFoe job."""
-        batch = Batch(c, self.problem, 1, "cut")
+        # Enough analyses that they are still running when the cut is noticed.
+        batch = Batch(c, self.problem, self.copies(30), "cut")
         c.wait_for("the job to start", lambda: c.list_workers()["w1"]["solved"] > 0)
         cut_at = time.time()
         c.hosts.cut("client")
         notice = c.wait_for("the coordinator to cancel the job",
-                            lambda: c.noticed(cut_at), timeout=10, poll=0.1)
+                            lambda: c.noticed(cut_at), timeout=20, poll=0.1)
         stopped = c.wait_for(
             "the workers to stop",
             lambda: all(c.worker_metric(w, "deckhand_worker_busy") == 0 for w in WORKERS)
-            and time.time() - cut_at, timeout=10)
+            and time.time() - cut_at, timeout=20)
         time.sleep(max(0, cut_at + 10 - time.time()))
         c.hosts.heal("client")
         metrics = c.metrics()
