@@ -116,3 +116,31 @@ pub async fn check_health_and_graceful_shutdown(
         .expect("task")
         .expect("clean shutdown");
 }
+
+/// Polls a preferans worker's `Status` until no solver thread is busy (at most
+/// 10 s, else panics) and returns that status: after a cancel, the search
+/// must stop on the worker.
+pub async fn wait_until_worker_idle(addr: &str) -> crate::proto::preferans::v1::StatusResponse {
+    use crate::proto::preferans::v1 as pb;
+    let mut client = pb::preferans_worker_service_client::PreferansWorkerServiceClient::connect(
+        format!("http://{addr}"),
+    )
+    .await
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let status = client
+            .status(pb::StatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if status.threads.iter().all(|t| !t.busy) {
+            return status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "worker still busy after cancel"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

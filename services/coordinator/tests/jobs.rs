@@ -12,7 +12,6 @@ use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand_preferans::{solve_all_foe, DeclarerView, Seat};
 use pb::coordinator_service_client::CoordinatorServiceClient;
-use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use pb::AnalysisState;
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -381,24 +380,8 @@ async fn cancel_stops_the_workers() {
         .unwrap()
         .into_inner();
     assert_eq!(cancelled.state, AnalysisState::Cancelled as i32);
-    let mut status_client =
-        PreferansWorkerServiceClient::connect(format!("http://{}", worker.addr))
-            .await
-            .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let status = status_client
-            .status(pb::StatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
-        if status.threads.iter().all(|t| !t.busy) {
-            assert!(status.threads[0].layouts_solved < 184_756);
-            break;
-        }
-        assert!(Instant::now() < deadline, "worker still busy after cancel");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let status = deckhand::testing::wait_until_worker_idle(&worker.addr.to_string()).await;
+    assert!(status.threads[0].layouts_solved < 184_756);
     // A watcher of a cancelled job gets its end at once.
     assert_eq!(
         watch(&mut client, id).await.state,

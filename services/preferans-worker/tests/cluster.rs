@@ -256,24 +256,8 @@ async fn cancel_stops_the_workers_and_the_queue_is_bounded() {
     assert_eq!(second.unwrap_err().code(), Code::ResourceExhausted);
 
     drop(stream);
-    let mut worker_client =
-        PreferansWorkerServiceClient::connect(format!("http://{}", worker.addr))
-            .await
-            .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let status = worker_client
-            .status(pb::StatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
-        if status.threads.iter().all(|t| !t.busy) {
-            assert!(status.threads[0].layouts_solved < 184_756);
-            break;
-        }
-        assert!(Instant::now() < deadline, "worker still busy after cancel");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let status = deckhand::testing::wait_until_worker_idle(&worker.addr).await;
+    assert!(status.threads[0].layouts_solved < 184_756);
     // The slot is free again: a new job is accepted and completes.
     let result = analyze(&mut client, request(0, 300), |_| {}).await;
     assert_eq!(result.layouts, 300);
