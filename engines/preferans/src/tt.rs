@@ -179,22 +179,25 @@ impl Table {
     }
 }
 
-/// A zeroed bucket array (all slots empty). The zeroed memory comes fresh from the
-/// system and is touched only when first used, so a solver starts without writing its
-/// whole table. On Linux the memory is advised to use transparent huge pages before it
-/// is first touched: random probes into a 64 MB table otherwise spend much of their
-/// time on TLB misses.
+/// A zeroed bucket array (all slots empty). On Linux the memory is advised to use
+/// transparent huge pages before it is first written: random probes into a 64 MB table
+/// otherwise spend much of their time on TLB misses. The order matters: whatever
+/// touches a page first decides its size, and `alloc_zeroed` may write the zeros itself
+/// (the system allocator does for this alignment), so the zeros are written here, after
+/// the advice.
 fn allocate(count: usize) -> Vec<Bucket> {
     let layout = std::alloc::Layout::array::<Bucket>(count).expect("table size fits memory");
     // SAFETY: the layout is non-zero (count >= 1) and is Vec<Bucket>'s layout for this
-    // capacity; an all-zero Bucket is `Bucket::default()` (plain integers, empty slots).
+    // capacity; every byte is zeroed before the Vec exists, and an all-zero Bucket is
+    // `Bucket::default()` (plain integers, empty slots).
     unsafe {
-        let ptr = std::alloc::alloc_zeroed(layout).cast::<Bucket>();
+        let ptr = std::alloc::alloc(layout).cast::<Bucket>();
         if ptr.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
         #[cfg(target_os = "linux")]
         advise_huge_pages(ptr.cast(), layout.size());
+        std::ptr::write_bytes(ptr, 0, count);
         Vec::from_raw_parts(ptr, count, count)
     }
 }
