@@ -137,11 +137,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             target.close().await
         }
         Command::List(args) => {
-            let target = remote(args.coordinator.as_deref(), "list").await?;
             let state = match args.state.as_deref() {
                 None => AnalysisState::Unspecified,
                 Some(text) => parse_state(text)?,
             };
+            let target = remote(args.coordinator.as_deref(), "list").await?;
             let mut client = client(&target.channel);
             let mut page_token = String::new();
             loop {
