@@ -170,7 +170,7 @@ fn batch_commands_against_a_coordinator() {
     assert_eq!(counts, expected_histogram(0));
 
     // A long job, cancelled while it runs; list shows both.
-    let long = &dir.join("long.jsonl");
+    let long = dir.join("long.jsonl");
     std::fs::write(
         &long,
         "{\"view\": \"AQJ*T8*7.KT8.KJ.9\", \"contract\": \"6S\", \"lead\": \"W\"}\n",
