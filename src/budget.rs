@@ -131,6 +131,11 @@ impl MemoryBudget {
         self.per_request
     }
 
+    /// The in-flight budget.
+    pub fn inflight_limit(&self) -> usize {
+        self.inflight_limit
+    }
+
     /// The largest encoded message.
     pub fn max_message_bytes(&self) -> usize {
         self.max_message_bytes
