@@ -192,7 +192,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let (request, max) = (request.into_inner(), self.max_batch);
         let packed = request.packed.as_ref().map_or(0, |p| p.hands.len());
         // A bool a pair: one byte in memory and packed on the wire.
-        let _reserved =
+        let reserved =
             self.budget
                 .reserve(&pairs_cost(&request.pairs, packed, 1, 1, "ContainsStream"))?;
         let cost = Cost(request.pairs.len() + packed);
@@ -212,7 +212,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
                 .collect())
         })
         .await??;
-        Ok(Response::new(pb::ContainsResponse { contains }))
+        Ok(reserved.answer(pb::ContainsResponse { contains }))
     }
 
     async fn remove(
@@ -221,7 +221,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
     ) -> Result<Response<pb::RemoveResponse>, Status> {
         let (request, max) = (request.into_inner(), self.max_batch);
         // A packed Hand a pair: 32 bytes in memory, 11 encoded plus the field's 2.
-        let _reserved =
+        let reserved =
             self.budget
                 .reserve(&pairs_cost(&request.pairs, 0, 32, 13, "RemoveStream"))?;
         let remaining = pool::run(Cost(request.pairs.len()), move || {
@@ -239,7 +239,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
             }))
         })
         .await??;
-        Ok(Response::new(pb::RemoveResponse { remaining }))
+        Ok(reserved.answer(pb::RemoveResponse { remaining }))
     }
 
     async fn classify(
@@ -254,7 +254,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         for hand in &hands {
             cost.item(32 + text_len(Some(hand)) + 8 + 160 + 48, 48);
         }
-        let _reserved = self.budget.reserve(&cost)?;
+        let reserved = self.budget.reserve(&cost)?;
         let results = pool::run(Cost(hands.len()), move || {
             collect_batch(hands.iter().enumerate().map(|(i, h)| {
                 let play = classify(cards(Some(h), || format!("hands[{i}]"))?);
@@ -265,7 +265,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
             }))
         })
         .await??;
-        Ok(Response::new(pb::ClassifyResponse { results }))
+        Ok(reserved.answer(pb::ClassifyResponse { results }))
     }
 
     async fn legal_moves(
@@ -303,7 +303,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.contains(Request::new(m)).await?.into_inner()) }
+            async move { service.contains(Request::new(m)).await }
         })))
     }
 
@@ -316,7 +316,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.remove(Request::new(m)).await?.into_inner()) }
+            async move { service.remove(Request::new(m)).await }
         })))
     }
 
@@ -329,7 +329,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.classify(Request::new(m)).await?.into_inner()) }
+            async move { service.classify(Request::new(m)).await }
         })))
     }
 }

@@ -418,7 +418,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
     ) -> Result<Response<pb::ArrangeBatchResponse>, Status> {
         let items = request.into_inner().items;
         check_batch("items", items.len(), self.max_batch)?;
-        let _reserved = self.budget.reserve(&arrange_batch_cost(&items))?;
+        let reserved = self.budget.reserve(&arrange_batch_cost(&items))?;
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancel));
 
@@ -449,7 +449,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
             results.extend(handle.await.map_err(deckhand::status::task_failed)???);
         }
         let results = collect_batch(results)?;
-        Ok(Response::new(pb::ArrangeBatchResponse { results }))
+        Ok(reserved.answer(pb::ArrangeBatchResponse { results }))
     }
 
     async fn best_move(
@@ -471,7 +471,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.arrange_batch(Request::new(m)).await?.into_inner()) }
+            async move { service.arrange_batch(Request::new(m)).await }
         })))
     }
 }
