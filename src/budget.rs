@@ -44,6 +44,10 @@ pub struct MemoryBudget {
 pub struct BatchCost {
     field: &'static str,
     stream_form: Option<&'static str>,
+    /// What the items are called in messages, and the fixed advice of a
+    /// listing (see [`BatchCost::listing`]).
+    unit: &'static str,
+    listing_advice: Option<&'static str>,
     items: usize,
     memory: usize,
     answer_bytes: usize,
@@ -56,9 +60,22 @@ impl BatchCost {
         BatchCost {
             field,
             stream_form,
+            unit: "items",
+            listing_advice: None,
             items: 0,
             memory: 0,
             answer_bytes: 0,
+        }
+    }
+
+    /// The cost of one answer listing many entries (`unit`, such as the plays
+    /// of a hand), named by the request's `field`; `advice` says what to
+    /// change when it does not fit.
+    pub fn listing(field: &'static str, unit: &'static str, advice: &'static str) -> Self {
+        BatchCost {
+            unit,
+            listing_advice: Some(advice),
+            ..BatchCost::new(field, None)
         }
     }
 
@@ -92,6 +109,9 @@ impl BatchCost {
 
     /// What to change, given how many such items would fit.
     fn advice(&self, fits: usize) -> String {
+        if let Some(advice) = self.listing_advice {
+            return advice.to_string();
+        }
         let fits = fits.max(1);
         match self.stream_form {
             Some(rpc) => format!("send at most {fits} items per request, or use {rpc}"),
@@ -314,10 +334,11 @@ impl MemoryBudget {
         let answer = cost.answer_bytes.saturating_add(16);
         if answer > self.max_message_bytes {
             return Err(Status::resource_exhausted(format!(
-                "{}: the answer to {} items can reach {}, over the message limit of {} \
+                "{}: the answer to {} {} can reach {}, over the message limit of {} \
                  (--max-message-bytes): {}",
                 cost.field,
                 cost.items,
+                cost.unit,
                 mib(answer),
                 mib(self.max_message_bytes),
                 cost.advice(fits)
@@ -325,10 +346,11 @@ impl MemoryBudget {
         }
         if cost.memory > self.per_request {
             return Err(Status::resource_exhausted(format!(
-                "{}: {} items need up to {} of memory, over the per-request budget of {} \
+                "{}: {} {} need up to {} of memory, over the per-request budget of {} \
                  (--max-request-memory): {}",
                 cost.field,
                 cost.items,
+                cost.unit,
                 mib(cost.memory),
                 mib(self.per_request),
                 cost.advice(fits)
@@ -336,10 +358,11 @@ impl MemoryBudget {
         }
         let mut reservation = self.take(cost.memory).ok_or_else(|| {
             Status::resource_exhausted(format!(
-                "{}: server busy: {} items need up to {}, and {} of the in-flight budget of {} \
+                "{}: server busy: {} {} need up to {}, and {} of the in-flight budget of {} \
                  (--max-inflight-memory) is taken; retry later, or send smaller batches",
                 cost.field,
                 cost.items,
+                cost.unit,
                 mib(cost.memory),
                 mib(self.in_flight()),
                 mib(self.inflight_limit)

@@ -56,6 +56,9 @@ impl HandOps {
 // bytes plus its text), the converted cards, the answer in memory and encoded.
 /// A decoded `HandPair` and its two converted hands.
 const PAIR_BYTES: usize = 2 * 32 + 2 * 8 + 32;
+/// Most bytes of one encoded `Move` (a test measures every play of a full
+/// deck): 20 cards of text, the packed value, the type, the key, the length.
+const MOVE_BYTES: usize = 48;
 
 fn text_len(hand: Option<&pb::Hand>) -> usize {
     match hand.and_then(|h| h.cards.as_ref()) {
@@ -249,10 +252,10 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let (hands, max) = (request.into_inner().hands, self.max_batch);
         check_batch("hands", hands.len(), max)?;
         // A Classification: a Move with two short strings, about 160 bytes in
-        // memory; at most 48 encoded (20 cards of text, the packed value, ...).
+        // memory, and its encoding.
         let mut cost = BatchCost::new("hands", Some("ClassifyStream"));
         for hand in &hands {
-            cost.item(32 + text_len(Some(hand)) + 8 + 160 + 48, 48);
+            cost.item(32 + text_len(Some(hand)) + 8 + 160 + MOVE_BYTES, MOVE_BYTES);
         }
         let reserved = self.budget.reserve(&cost)?;
         let results = pool::run(Cost(hands.len()), move || {
@@ -284,14 +287,24 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
                     })?)
                 }
             };
-        // A full deck has 27,471 plays: always the pool's work.
+        // A full deck has 27,471 plays: always the pool's work, about a
+        // millisecond. The answer is then checked against the budget before
+        // it is built, and holds its memory until it has been sent.
         let plays = pool::run(Cost::HEAVY, move || match beat {
             None => legal_plays(hand),
             Some(beat) => beating_plays(hand, &beat),
         })
         .await?;
+        let mut cost = BatchCost::listing(
+            "hand",
+            "plays",
+            "give a `beat` play to list only the plays that beat it",
+        );
+        // A Move in memory as in Classify, and the Play it is made from.
+        cost.items(plays.len(), 16 + 160 + MOVE_BYTES, MOVE_BYTES);
+        let reserved = self.budget.reserve(&cost)?;
         let moves = plays.iter().map(to_move).collect();
-        Ok(Response::new(pb::LegalMovesResponse { moves }))
+        Ok(reserved.answer(pb::LegalMovesResponse { moves }))
     }
 
     type ContainsStreamStream = AnswerStream<pb::ContainsResponse>;
