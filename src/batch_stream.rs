@@ -3,22 +3,48 @@
 //! handled like the unary batch (same validation, same memory budget), and at
 //! most [`IN_FLIGHT`] answers wait for the client: when it reads slowly the
 //! server stops reading requests, HTTP/2 flow control holds the client back,
-//! and memory stays constant however many items pass.
+//! and memory stays constant however many items pass. Each answer keeps its
+//! memory reservation while it waits, and until the next answer is taken
+//! (by then it has been handed to the connection).
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::Status;
 
+use crate::budget::AnswerMemory;
 use crate::transport_errors::request_stream_error;
 
 /// Answers computed but not yet taken by the client.
 pub const IN_FLIGHT: usize = 2;
 
+/// An answer and the memory reservation it holds.
+type Held<T> = (Result<T, Status>, Option<AnswerMemory>);
+
 /// The answer stream of a stream-form batch RPC.
-pub type AnswerStream<T> = ReceiverStream<Result<T, Status>>;
+pub struct AnswerStream<T> {
+    answers: mpsc::Receiver<Held<T>>,
+    /// The reservation of the answer taken last.
+    taken: Option<AnswerMemory>,
+}
+
+impl<T> Stream for AnswerStream<T> {
+    type Item = Result<T, Status>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let next = std::task::ready!(this.answers.poll_recv(cx));
+        let (answer, held) = match next {
+            Some((answer, held)) => (Some(answer), held),
+            None => (None, None),
+        };
+        this.taken = held;
+        Poll::Ready(answer)
+    }
+}
 
 /// Answers each message of `requests` with `handle(message)`, in order. The
 /// first error ends the stream; its message is prefixed with the index of the
@@ -30,7 +56,7 @@ where
     Req: Send + 'static,
     Resp: Send + 'static,
     F: Fn(Req) -> Fut + Send + 'static,
-    Fut: Future<Output = Result<Resp, Status>> + Send,
+    Fut: Future<Output = Result<tonic::Response<Resp>, Status>> + Send,
 {
     let (tx, rx) = mpsc::channel(IN_FLIGHT);
     tokio::spawn(async move {
@@ -50,13 +76,23 @@ where
                 },
             };
             let failed = answer.is_err();
-            if tx.send(answer).await.is_err() || failed {
+            let held = match answer {
+                Ok(mut response) => {
+                    let held = AnswerMemory::take(&mut response);
+                    (Ok(response.into_inner()), held)
+                }
+                Err(status) => (Err(status), None),
+            };
+            if tx.send(held).await.is_err() || failed {
                 return;
             }
             index += 1;
         }
     });
-    ReceiverStream::new(rx)
+    AnswerStream {
+        answers: rx,
+        taken: None,
+    }
 }
 
 /// `status` with the request message's index in front of its message (its
@@ -83,7 +119,7 @@ mod tests {
             if n == 0 {
                 Err(Status::invalid_argument("items[0]: zero"))
             } else {
-                Ok(n * 10)
+                Ok(tonic::Response::new(n * 10))
             }
         })
         .collect()
@@ -105,7 +141,7 @@ mod tests {
             let counter = Arc::clone(&counter);
             async move {
                 counter.fetch_add(1, Ordering::SeqCst);
-                Ok(n)
+                Ok(tonic::Response::new(n))
             }
         });
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -120,11 +156,31 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_answer_holds_its_memory_until_the_next_is_taken() {
+        let budget = crate::budget::MemoryBudget::new(1000, 1000, 1 << 20);
+        let reserve = budget.clone();
+        let mut answers = answer_each(tokio_stream::iter((0..3u32).map(Ok)), move |n| {
+            let reserved = reserve.take(100).expect("room");
+            async move { Ok(reserved.answer(n)) }
+        });
+        assert_eq!(answers.next().await.unwrap().unwrap(), 0);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // The one taken (maybe still being sent) and the two waiting.
+        assert_eq!(budget.in_flight(), 300);
+        assert_eq!(answers.next().await.unwrap().unwrap(), 1);
+        assert_eq!(budget.in_flight(), 200);
+        assert_eq!(answers.next().await.unwrap().unwrap(), 2);
+        assert_eq!(budget.in_flight(), 100);
+        assert!(answers.next().await.is_none());
+        assert_eq!(budget.in_flight(), 0);
+    }
+
+    #[tokio::test]
     async fn a_malformed_request_message_is_invalid_argument() {
         let requests = tokio_stream::iter([Err::<u32, _>(Status::internal(
             "failed to decode Protobuf message: buffer underflow",
         ))]);
-        let answers: Vec<_> = answer_each(requests, |n| async move { Ok(n) })
+        let answers: Vec<_> = answer_each(requests, |n| async move { Ok(tonic::Response::new(n)) })
             .collect()
             .await;
         assert_eq!(

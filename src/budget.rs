@@ -7,10 +7,21 @@
 //! Costs are upper bounds from item counts and sizes (what each service knows
 //! about its engine: the decoded item, its working memory, the largest answer
 //! one item can have), so the check needs no work and no allocation.
+//!
+//! A reservation lasts until the answer has left the server, not only until
+//! the handler returns: an answer the client does not read stays in the
+//! server's send buffers. A handler answers with [`Reservation::answer`], and
+//! [`AnswerMemoryLayer`] keeps the reservation with the response body until
+//! the body is dropped (sent, or the call cut off).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use bytes::Bytes;
+use tonic::codegen::http;
 use tonic::Status;
 
 /// Default `--max-request-memory`: what one request may hold at its peak.
@@ -33,6 +44,10 @@ pub struct MemoryBudget {
 pub struct BatchCost {
     field: &'static str,
     stream_form: Option<&'static str>,
+    /// What the items are called in messages, and the fixed advice of a
+    /// listing (see [`BatchCost::listing`]).
+    unit: &'static str,
+    listing_advice: Option<&'static str>,
     items: usize,
     memory: usize,
     answer_bytes: usize,
@@ -45,9 +60,22 @@ impl BatchCost {
         BatchCost {
             field,
             stream_form,
+            unit: "items",
+            listing_advice: None,
             items: 0,
             memory: 0,
             answer_bytes: 0,
+        }
+    }
+
+    /// The cost of one answer listing many entries (`unit`, such as the plays
+    /// of a hand), named by the request's `field`; `advice` says what to
+    /// change when it does not fit.
+    pub fn listing(field: &'static str, unit: &'static str, advice: &'static str) -> Self {
+        BatchCost {
+            unit,
+            listing_advice: Some(advice),
+            ..BatchCost::new(field, None)
         }
     }
 
@@ -81,6 +109,9 @@ impl BatchCost {
 
     /// What to change, given how many such items would fit.
     fn advice(&self, fits: usize) -> String {
+        if let Some(advice) = self.listing_advice {
+            return advice.to_string();
+        }
         let fits = fits.max(1);
         match self.stream_form {
             Some(rpc) => format!("send at most {fits} items per request, or use {rpc}"),
@@ -94,6 +125,8 @@ impl BatchCost {
 #[derive(Debug)]
 pub struct Reservation {
     bytes: usize,
+    /// What is still held once the answer is made: its encoded bytes.
+    answer_bytes: usize,
     inflight: Arc<AtomicUsize>,
 }
 
@@ -101,6 +134,150 @@ impl Reservation {
     /// Bytes reserved.
     pub fn bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+impl Reservation {
+    /// `message` as the answer, holding the reservation of its encoded bytes
+    /// until it has been sent (see [`AnswerMemoryLayer`]); the rest (decoded
+    /// request, working memory) is given back now.
+    pub fn answer<T>(mut self, message: T) -> tonic::Response<T> {
+        let freed = self.bytes - self.answer_bytes;
+        self.inflight.fetch_sub(freed, Ordering::AcqRel);
+        self.bytes = self.answer_bytes;
+        let mut response = tonic::Response::new(message);
+        response.extensions_mut().insert(AnswerMemory {
+            _reserved: Arc::new(self),
+        });
+        response
+    }
+}
+
+/// The reservation an answer holds until it is sent.
+#[derive(Debug, Clone)]
+pub struct AnswerMemory {
+    _reserved: Arc<Reservation>,
+}
+
+impl AnswerMemory {
+    /// Takes the reservation out of an answer (a stream form holds it while
+    /// the answer waits in the stream).
+    pub fn take<T>(response: &mut tonic::Response<T>) -> Option<AnswerMemory> {
+        response.extensions_mut().remove::<AnswerMemory>()
+    }
+}
+
+/// Tower layer that moves an answer's [`AnswerMemory`] from the response into
+/// its body, so the reservation is given back when the body is dropped: once
+/// hyper has handed the last of it to the connection, or the call ended.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnswerMemoryLayer;
+
+impl<S> tower::Layer<S> for AnswerMemoryLayer {
+    type Service = HoldAnswerMemory<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        HoldAnswerMemory { inner }
+    }
+}
+
+/// See [`AnswerMemoryLayer`].
+#[derive(Debug, Clone)]
+pub struct HoldAnswerMemory<S> {
+    inner: S,
+}
+
+type HttpResponse = http::Response<tonic::body::Body>;
+
+impl<S, B> tower::Service<http::Request<B>> for HoldAnswerMemory<S>
+where
+    S: tower::Service<http::Request<B>, Response = HttpResponse>,
+    S::Future: Send + 'static,
+{
+    type Response = HttpResponse;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<HttpResponse, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            let mut response = future.await?;
+            Ok(match response.extensions_mut().remove::<AnswerMemory>() {
+                None => response,
+                Some(held) => response.map(|body| {
+                    tonic::body::Body::new(HeldBody {
+                        body,
+                        rest: None,
+                        _held: held,
+                    })
+                }),
+            })
+        })
+    }
+}
+
+/// Pieces an answer is handed to the connection in. hyper takes a whole data
+/// frame into the HTTP/2 send buffer as soon as the peer's window has a byte
+/// of room, so the answer is handed over piece by piece: the body, and the
+/// reservation, then live until the peer has taken all but the last piece.
+const PIECE_BYTES: usize = 64 << 10;
+
+/// A response body and the reservation of its answer.
+struct HeldBody {
+    body: tonic::body::Body,
+    /// What is left of the data frame being handed over.
+    rest: Option<Bytes>,
+    _held: AnswerMemory,
+}
+
+impl HeldBody {
+    /// The next piece of `data`; the remainder is kept for the next poll.
+    fn piece(&mut self, mut data: Bytes) -> Bytes {
+        if data.len() > PIECE_BYTES {
+            self.rest = Some(data.split_off(PIECE_BYTES));
+        }
+        data
+    }
+}
+
+impl http_body::Body for HeldBody {
+    type Data = Bytes;
+    type Error = <tonic::body::Body as http_body::Body>::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        let data = match this.rest.take() {
+            Some(rest) => rest,
+            None => match std::task::ready!(Pin::new(&mut this.body).poll_frame(cx)) {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => data,
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                other => return Poll::Ready(other),
+            },
+        };
+        Poll::Ready(Some(Ok(http_body::Frame::data(this.piece(data)))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_none() && self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        let mut hint = self.body.size_hint();
+        let rest = self.rest.as_ref().map_or(0, |r| r.len() as u64);
+        hint.set_lower(hint.lower() + rest);
+        if let Some(upper) = hint.upper() {
+            hint.set_upper(upper + rest);
+        }
+        hint
     }
 }
 
@@ -131,6 +308,11 @@ impl MemoryBudget {
         self.per_request
     }
 
+    /// The in-flight budget.
+    pub fn inflight_limit(&self) -> usize {
+        self.inflight_limit
+    }
+
     /// The largest encoded message.
     pub fn max_message_bytes(&self) -> usize {
         self.max_message_bytes
@@ -152,10 +334,11 @@ impl MemoryBudget {
         let answer = cost.answer_bytes.saturating_add(16);
         if answer > self.max_message_bytes {
             return Err(Status::resource_exhausted(format!(
-                "{}: the answer to {} items can reach {}, over the message limit of {} \
+                "{}: the answer to {} {} can reach {}, over the message limit of {} \
                  (--max-message-bytes): {}",
                 cost.field,
                 cost.items,
+                cost.unit,
                 mib(answer),
                 mib(self.max_message_bytes),
                 cost.advice(fits)
@@ -163,26 +346,30 @@ impl MemoryBudget {
         }
         if cost.memory > self.per_request {
             return Err(Status::resource_exhausted(format!(
-                "{}: {} items need up to {} of memory, over the per-request budget of {} \
+                "{}: {} {} need up to {} of memory, over the per-request budget of {} \
                  (--max-request-memory): {}",
                 cost.field,
                 cost.items,
+                cost.unit,
                 mib(cost.memory),
                 mib(self.per_request),
                 cost.advice(fits)
             )));
         }
-        self.take(cost.memory).ok_or_else(|| {
+        let mut reservation = self.take(cost.memory).ok_or_else(|| {
             Status::resource_exhausted(format!(
-                "{}: server busy: {} items need up to {}, and {} of the in-flight budget of {} \
+                "{}: server busy: {} {} need up to {}, and {} of the in-flight budget of {} \
                  (--max-inflight-memory) is taken; retry later, or send smaller batches",
                 cost.field,
                 cost.items,
+                cost.unit,
                 mib(cost.memory),
                 mib(self.in_flight()),
                 mib(self.inflight_limit)
             ))
-        })
+        })?;
+        reservation.answer_bytes = cost.answer_bytes.min(cost.memory);
+        Ok(reservation)
     }
 
     /// Reserves `bytes` from the in-flight budget if they fit now.
@@ -195,6 +382,7 @@ impl MemoryBudget {
             .ok()?;
         Some(Reservation {
             bytes,
+            answer_bytes: bytes,
             inflight: Arc::clone(&self.inflight),
         })
     }
@@ -236,6 +424,17 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("ArrangeBatchStream"), "{message}");
+        assert_eq!(budget.in_flight(), 0);
+    }
+
+    #[test]
+    fn an_answer_keeps_only_its_encoded_bytes() {
+        let budget = MemoryBudget::new(1 << 20, 1 << 20, 1 << 20);
+        let reserved = budget.reserve(&cost(10, 100, 30)).unwrap();
+        assert_eq!(budget.in_flight(), 1000);
+        let response = reserved.answer("answer");
+        assert_eq!(budget.in_flight(), 300);
+        drop(response);
         assert_eq!(budget.in_flight(), 0);
     }
 

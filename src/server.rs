@@ -333,6 +333,7 @@ pub async fn serve(
         .layer(crate::metrics::RequestMetricsLayer::new(methods))
         .layer(crate::transport_errors::TransportErrorsLayer)
         .layer(AuthLayer::new(tokens))
+        .layer(crate::budget::AnswerMemoryLayer)
         .concurrency_limit_per_connection(config.concurrency_per_connection)
         .http2_keepalive_interval(config.keepalive)
         .http2_keepalive_timeout(config.keepalive)

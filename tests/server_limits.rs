@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use deckhand::batch_stream::AnswerStream;
+use deckhand::budget::MemoryBudget;
 use deckhand::proto::handops::v1 as pb;
 use deckhand::server::{self, GraceExpired, ServerConfig, Services};
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
@@ -20,7 +21,10 @@ use pb::hand_ops_service_server::{HandOpsService, HandOpsServiceServer};
 const SERVICE: &str = <HandOpsServiceServer<Probe> as NamedService>::NAME;
 
 #[derive(Debug, Default)]
-struct Probe;
+struct Probe {
+    /// When set, Contains answers 1,000,000 bools holding 1 MiB of it.
+    budget: Option<MemoryBudget>,
+}
 
 #[tonic::async_trait]
 impl HandOpsService for Probe {
@@ -28,6 +32,13 @@ impl HandOpsService for Probe {
         &self,
         request: Request<pb::ContainsRequest>,
     ) -> Result<Response<pb::ContainsResponse>, Status> {
+        if let Some(budget) = &self.budget {
+            let reserved = budget
+                .take(1 << 20)
+                .ok_or_else(|| Status::resource_exhausted("server busy"))?;
+            let contains = vec![true; 1_000_000];
+            return Ok(reserved.answer(pb::ContainsResponse { contains }));
+        }
         let contains = vec![true; request.get_ref().pairs.len()];
         Ok(Response::new(pb::ContainsResponse { contains }))
     }
@@ -80,7 +91,11 @@ impl HandOpsService for Probe {
 }
 
 async fn start(config: ServerConfig) -> server::RunningServer {
-    let service = HandOpsServiceServer::new(Probe).max_decoding_message_size(64 << 10);
+    start_probe(config, Probe::default()).await
+}
+
+async fn start_probe(config: ServerConfig, probe: Probe) -> server::RunningServer {
+    let service = HandOpsServiceServer::new(probe).max_decoding_message_size(64 << 10);
     server::spawn(config, Services::new(Routes::new(service), &[SERVICE]))
         .await
         .expect("server starts")
@@ -274,5 +289,62 @@ async fn idle_server_shuts_down_cleanly() {
         .await
         .unwrap();
     assert!(reply.into_inner().contains.is_empty());
+    server.shutdown().await.unwrap();
+}
+
+/// An answer the client does not read stays in the server's send buffers, so
+/// its memory reservation is held until it has been sent: a client that
+/// sends call after call and reads none of the answers fills the in-flight
+/// budget and is then refused, instead of growing the server's memory.
+#[tokio::test]
+async fn unread_answers_keep_their_memory_reserved() {
+    use tonic::codegen::http;
+    let budget = MemoryBudget::new(1 << 20, 4 << 20, 16 << 20);
+    let probe = Probe {
+        budget: Some(budget.clone()),
+    };
+    let server = start_probe(ServerConfig::loopback(), probe).await;
+    // An HTTP/2 client whose receive windows are tiny, and that never reads.
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(1024)
+        .initial_connection_window_size(1024)
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    let driver = tokio::spawn(connection);
+    let mut unread = Vec::new();
+    let mut codes = Vec::new();
+    for _ in 0..6 {
+        let mut client = client.clone().ready().await.unwrap();
+        let request = http::Request::post(format!(
+            "http://{}/deckhand.handops.v1.HandOpsService/Contains",
+            server.addr
+        ))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+        let (answer, mut body) = client.send_request(request, false).unwrap();
+        // An empty ContainsRequest: five bytes of gRPC framing.
+        body.send_data(bytes::Bytes::from_static(&[0; 5]), true)
+            .unwrap();
+        let answer = answer.await.unwrap();
+        // grpc-status in the headers: refused before any answer (trailers-only).
+        codes.push(answer.headers().get("grpc-status").cloned());
+        unread.push((answer, body));
+    }
+    let busy = Some(http::HeaderValue::from_static("8"));
+    assert_eq!(codes[..4], [None, None, None, None], "{codes:?}");
+    assert_eq!(codes[4..], [busy.clone(), busy], "{codes:?}");
+    assert_eq!(budget.in_flight(), 4 << 20);
+    // Gone with the connection.
+    drop((unread, client));
+    driver.abort();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while budget.in_flight() > 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(budget.in_flight(), 0);
     server.shutdown().await.unwrap();
 }

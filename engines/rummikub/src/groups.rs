@@ -56,6 +56,11 @@ impl Groups {
         }
     }
 
+    /// Heap bytes held by the cache.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.cache.capacity()
+    }
+
     /// Can `shape` tiles plus `jg` jokers be split into groups?
     #[inline]
     pub(crate) fn feasible(&mut self, shape: Shape, jg: usize) -> bool {

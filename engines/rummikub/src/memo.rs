@@ -10,6 +10,9 @@ struct Slot {
     info: u32,
 }
 
+/// log2 of the slot count a memo starts with (128 KiB).
+const MIN_BITS: u32 = 12;
+
 const EMPTY: Slot = Slot {
     key: 0,
     value: 0,
@@ -20,16 +23,20 @@ pub(crate) struct Memo {
     slots: Vec<Slot>,
     /// log2 of the slot count.
     bits: u32,
+    /// log2 of the most slots it may grow to; a full memo at that size is
+    /// cleared instead (it is a cache: the search only loses speed).
+    max_bits: u32,
     len: usize,
     generation: u32,
 }
 
 impl Memo {
     pub(crate) fn new() -> Memo {
-        let bits = 12;
+        let bits = MIN_BITS;
         Memo {
             slots: vec![EMPTY; 1 << bits],
             bits,
+            max_bits: usize::BITS - 1,
             len: 0,
             generation: 1,
         }
@@ -48,6 +55,33 @@ impl Memo {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// Heap bytes held by the slots.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+    }
+
+    /// Gives the slots back and starts small again when they hold more than
+    /// `max_bytes`; the entries are forgotten either way.
+    pub(crate) fn shrink_to(&mut self, max_bytes: usize) {
+        if self.memory_bytes() > max_bytes {
+            *self = Memo {
+                max_bits: self.max_bits,
+                ..Memo::new()
+            };
+        } else {
+            self.clear();
+        }
+    }
+
+    /// Grows to at most `max_bytes` of slots (never below the starting size).
+    pub(crate) fn set_limit(&mut self, max_bytes: usize) {
+        let slots = (max_bytes / std::mem::size_of::<Slot>()).max(1);
+        self.max_bits = slots.ilog2().max(MIN_BITS);
+        if self.bits > self.max_bits {
+            self.shrink_to(0);
+        }
     }
 
     #[inline]
@@ -75,7 +109,11 @@ impl Memo {
     #[inline]
     pub(crate) fn insert(&mut self, key: u128, value: i32, exact: bool) {
         if (self.len + 1) * 4 > self.slots.len() * 3 {
-            self.grow();
+            if self.bits < self.max_bits {
+                self.grow();
+            } else {
+                self.clear();
+            }
         }
         let info = (self.generation << 1) | u32::from(exact);
         let mask = self.slots.len() - 1;
@@ -129,5 +167,28 @@ mod tests {
             memo.clear();
             assert_eq!(memo.get(round), None);
         }
+    }
+
+    #[test]
+    fn a_limited_memo_stays_within_its_limit_and_shrinks_back() {
+        let mut memo = Memo::new();
+        memo.set_limit(1 << 20);
+        for k in 0..200_000u128 {
+            memo.insert(k, k as i32, true);
+            assert!(memo.memory_bytes() <= 1 << 20);
+        }
+        // The latest entries survive a clear at the limit.
+        assert_eq!(memo.get(199_999), Some((199_999, true)));
+        assert_eq!(memo.memory_bytes(), 1 << 20);
+        memo.shrink_to(1 << 20);
+        assert_eq!(memo.memory_bytes(), 1 << 20, "at the limit: kept");
+        memo.shrink_to(1 << 19);
+        assert_eq!(memo.memory_bytes(), 4096 * std::mem::size_of::<Slot>());
+        assert_eq!(memo.get(199_999), None);
+        // Still limited after shrinking.
+        for k in 0..200_000u128 {
+            memo.insert(k, 0, false);
+        }
+        assert_eq!(memo.memory_bytes(), 1 << 20);
     }
 }

@@ -339,6 +339,16 @@ impl RunTable {
         self.states.len()
     }
 
+    /// Heap bytes held by the tables.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.states.capacity() * size_of::<Counts>()
+            + self.stoppable.capacity()
+            + self.needs.capacity() * size_of::<[u8; MAX_KINDS / 2]>()
+            + self.offsets.capacity() * size_of::<u32>()
+            + self.targets.capacity() * size_of::<u16>()
+    }
+
     pub(crate) fn counts(&self, state: u16) -> Counts {
         self.states
             .get(usize::from(state))

@@ -630,16 +630,7 @@ pub struct Solver {
 impl Solver {
     /// Builds the tables for `rules` (a `RuleSet` is valid by construction).
     pub fn new(rules: RuleSet) -> Result<Solver, Error> {
-        let kinds = Kinds::new(rules.min_len, !rules.allow_redundant_jokers);
-        let max_runs = usize::from(rules.copies) + usize::from(rules.jokers);
-        let states = RunTable::state_count(kinds, max_runs);
-        let layout = Layout::new(usize::from(rules.colours), states);
-        if states > MAX_STATES || layout.bits() > 128 || kinds.count() > MAX_KINDS {
-            return Err(Error::RuleSetTooLarge {
-                states,
-                bits: layout.bits(),
-            });
-        }
+        let (kinds, layout) = Solver::shape(&rules)?;
         let runs = RunTable::new(kinds, usize::from(rules.copies), usize::from(rules.jokers));
         let groups = Groups::new(
             rules.min_len,
@@ -658,9 +649,50 @@ impl Solver {
         })
     }
 
+    /// Whether a solver can be built for `rules` (what [`Solver::new`]
+    /// checks before building its tables), without building it.
+    pub fn supports(rules: &RuleSet) -> Result<(), Error> {
+        Solver::shape(rules).map(|_| ())
+    }
+
+    fn shape(rules: &RuleSet) -> Result<(Kinds, Layout), Error> {
+        let kinds = Kinds::new(rules.min_len, !rules.allow_redundant_jokers);
+        let max_runs = usize::from(rules.copies) + usize::from(rules.jokers);
+        let states = RunTable::state_count(kinds, max_runs);
+        let layout = Layout::new(usize::from(rules.colours), states);
+        if states > MAX_STATES || layout.bits() > 128 || kinds.count() > MAX_KINDS {
+            return Err(Error::RuleSetTooLarge {
+                states,
+                bits: layout.bits(),
+            });
+        }
+        Ok((kinds, layout))
+    }
+
     /// The rule set.
     pub fn rules(&self) -> &RuleSet {
         &self.rules
+    }
+
+    /// Heap memory the solver holds now, in bytes: its tables (fixed by the
+    /// rule set) and its memo (which grows with the hardest query so far and
+    /// is kept for the next one).
+    pub fn memory_bytes(&self) -> usize {
+        self.runs.memory_bytes() + self.groups.memory_bytes() + self.memo.memory_bytes()
+    }
+
+    /// Caps the memo at `max_bytes` (not below its starting 128 KiB): a query
+    /// that fills it clears it and goes on, so a hard query costs time rather
+    /// than unbounded memory. Unlimited by default.
+    pub fn set_memo_limit(&mut self, max_bytes: usize) {
+        self.memo.set_limit(max_bytes);
+    }
+
+    /// Gives back the memo's memory when it holds more than `max_bytes`
+    /// (the memo starts small again; the tables are kept), so a solver kept
+    /// for reuse does not hold what one hard query needed.
+    pub fn shrink_memo(&mut self, max_bytes: usize) {
+        self.memo.shrink_to(max_bytes);
     }
 
     /// Sets the search direction (results do not depend on it, only speed;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use deckhand::proto::preferans::v1 as pb;
 use pb::AnalysisState;
+use prost::Message;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
@@ -243,6 +244,7 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         request: Request<pb::SubmitAnalysesRequest>,
     ) -> Result<Response<pb::SubmitAnalysesResponse>, Status> {
         let request = request.into_inner();
+        self.jobs.check_count(request.problems.len())?;
         let chunk_size = self.jobs.chunk_size();
         let problems = request
             .problems
@@ -308,12 +310,27 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         };
         let jobs = self.jobs.clone();
         let page = blocking(move || jobs.list(state, before, limit)).await?;
-        let next_page_token = match page.last() {
-            Some(last) if page.len() == limit => last.id.to_string(),
+        // A page also ends before its answer could pass half the message
+        // limit (each job's progress names every worker that helped it).
+        let room = self.jobs.max_message_bytes() / 2;
+        let mut analyses: Vec<pb::Analysis> = Vec::new();
+        let mut bytes = 0;
+        for job in &page {
+            let analysis = job.analysis(false);
+            bytes += analysis.encoded_len() + 6;
+            if bytes > room && !analyses.is_empty() {
+                break;
+            }
+            analyses.push(analysis);
+        }
+        let next_page_token = match analyses.last() {
+            Some(last) if analyses.len() < page.len() || page.len() == limit => {
+                last.job_id.to_string()
+            }
             _ => String::new(),
         };
         Ok(Response::new(pb::ListAnalysesResponse {
-            analyses: page.iter().map(|j| j.analysis(false)).collect(),
+            analyses,
             next_page_token,
         }))
     }

@@ -18,6 +18,7 @@ use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
 use deckhand_preferans::{Histogram, LAYOUT_COUNT};
 use pb::AnalysisState;
+use prost::Message;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
@@ -33,16 +34,30 @@ pub struct JobsConfig {
     pub retention: Duration,
     /// Jobs kept at once (any state); a submit beyond it is refused.
     pub max_stored_jobs: usize,
-    /// Problems in one job.
+    /// Problems in one job (`--max-problems-per-job`).
     pub max_problems: usize,
+    /// Problems kept at once over all stored jobs (`--max-stored-problems`):
+    /// each holds its problem and result in memory while its job is kept.
+    pub max_stored_problems: usize,
 }
+
+/// Default `--max-problems-per-job`: a job of this many full problems is
+/// 185 M layouts of work, and its answer (every result) stays near 1 MB.
+pub const DEFAULT_MAX_PROBLEMS: usize = 1000;
+/// Default `--max-stored-problems`: a stored problem holds at most about
+/// 2 KB (its view and name, and a result of up to ten openings), so the
+/// stored jobs hold at most about 100 MB.
+pub const DEFAULT_MAX_STORED_PROBLEMS: usize = 50_000;
+/// Longest problem name, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
 
 impl Default for JobsConfig {
     fn default() -> Self {
         JobsConfig {
             retention: Duration::from_secs(7 * 24 * 3600),
             max_stored_jobs: 1000,
-            max_problems: 10_000,
+            max_problems: DEFAULT_MAX_PROBLEMS,
+            max_stored_problems: DEFAULT_MAX_STORED_PROBLEMS,
         }
     }
 }
@@ -211,6 +226,12 @@ pub fn prepare(
     chunk_size: u32,
     complete: &[u32],
 ) -> Result<(pb::Problem, Problem), Invalid> {
+    if problem.name.len() > MAX_NAME_BYTES {
+        return Err(Invalid::new(
+            "name",
+            format!("{} bytes, at most {MAX_NAME_BYTES}", problem.name.len()),
+        ));
+    }
     let view = view_from_proto(problem.view.as_ref())?;
     let end = if problem.end == 0 {
         LAYOUT_COUNT
@@ -241,6 +262,31 @@ fn affinity_order(problems: Vec<Problem>) -> Vec<Arc<Problem>> {
     let mut problems: Vec<Arc<Problem>> = problems.into_iter().map(Arc::new).collect();
     problems.sort_by_key(|p| strains.iter().position(|&s| s == p.strain));
     problems
+}
+
+/// The most one problem adds to an answer carrying every result of its job
+/// (GetAnalysis, WatchAnalysis): the problem as stored and a result of its
+/// openings with every number at its widest encoding.
+fn result_bound(stored: &pb::Problem, openings: &[String]) -> usize {
+    let widest = pb::AnalysisResult {
+        layouts: LAYOUT_COUNT,
+        seconds: 1.0,
+        openings: openings
+            .iter()
+            .map(|card| pb::OpeningResult {
+                card: card.clone(),
+                histogram: vec![LAYOUT_COUNT; 11],
+                mean: 1.0,
+                make: 1.0,
+            })
+            .collect(),
+    };
+    let result = pb::ProblemResult {
+        problem: Some(stored.clone()),
+        result: Some(widest),
+    };
+    // The field's tag and length around each result.
+    result.encoded_len() + 6
 }
 
 /// Sums a finished problem's result from its stored chunks.
@@ -295,6 +341,8 @@ pub struct Jobs {
     store: Store,
     scheduler: Arc<Scheduler>,
     config: JobsConfig,
+    /// Largest answer message; a job's results must fit in one.
+    max_message_bytes: usize,
     jobs: Mutex<BTreeMap<u64, Arc<Job>>>,
     next_id: AtomicU64,
 }
@@ -305,6 +353,7 @@ impl Jobs {
         store: Store,
         scheduler: Arc<Scheduler>,
         config: JobsConfig,
+        max_message_bytes: usize,
     ) -> anyhow::Result<Arc<Jobs>> {
         let stored = store.jobs()?;
         let jobs = Arc::new(Jobs {
@@ -312,6 +361,7 @@ impl Jobs {
             store,
             scheduler,
             config,
+            max_message_bytes,
             jobs: Mutex::new(BTreeMap::new()),
         });
         for (id, record) in stored {
@@ -412,6 +462,59 @@ impl Jobs {
         self.scheduler.config.chunk_size
     }
 
+    /// The indices of the stored chunks of a problem.
+    #[cfg(test)]
+    pub(crate) fn stored_chunks(&self, job: u64, problem: u32) -> Vec<u32> {
+        self.store.chunk_indices(job, problem).unwrap()
+    }
+
+    /// The largest answer message.
+    pub fn max_message_bytes(&self) -> usize {
+        self.max_message_bytes
+    }
+
+    /// Checks the number of problems of a submit, before any is looked at.
+    pub fn check_count(&self, count: usize) -> Result<(), Invalid> {
+        if count == 0 {
+            return Err(Invalid::new("problems", "give at least one"));
+        }
+        if count > self.config.max_problems {
+            return Err(Invalid::new(
+                "problems",
+                format!(
+                    "{count} given, at most {} per job (--max-problems-per-job); \
+                     submit the others as another job",
+                    self.config.max_problems
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses a job whose answer with every result (GetAnalysis,
+    /// WatchAnalysis) could exceed the message limit. An eighth of the limit
+    /// is left for the rest of the answer (its progress names every worker).
+    fn check_answer(&self, stored: &[pb::Problem], checked: &[Problem]) -> Result<(), Status> {
+        let limit = self.max_message_bytes - self.max_message_bytes / 8;
+        let bounds: Vec<usize> = stored
+            .iter()
+            .zip(checked)
+            .map(|(p, c)| result_bound(p, &c.openings))
+            .collect();
+        let total: usize = bounds.iter().sum();
+        if total <= limit {
+            return Ok(());
+        }
+        let fits = limit / total.div_ceil(bounds.len()).max(1);
+        Err(Status::resource_exhausted(format!(
+            "problems: the results of {} problems can reach {} bytes, over the {} bytes an \
+             answer may carry (--max-message-bytes); submit at most {fits} problems per job",
+            bounds.len(),
+            total,
+            limit
+        )))
+    }
+
     /// Queues a job of problems checked by [`prepare`] (blocking: it writes to
     /// the store). The same non-empty `request_id` gives the same job back.
     pub fn submit(
@@ -420,24 +523,12 @@ impl Jobs {
         request_id: String,
         ephemeral: bool,
     ) -> Result<Arc<Job>, Status> {
-        if problems.is_empty() {
-            return Err(Invalid::new("problems", "give at least one").into());
-        }
-        if problems.len() > self.config.max_problems {
-            return Err(Invalid::new(
-                "problems",
-                format!(
-                    "{} given, at most {} per job",
-                    problems.len(),
-                    self.config.max_problems
-                ),
-            )
-            .into());
-        }
+        self.check_count(problems.len())?;
         if request_id.len() > 256 {
             return Err(Invalid::new("request_id", "longer than 256 bytes").into());
         }
         let (normalized, checked): (Vec<pb::Problem>, Vec<Problem>) = problems.into_iter().unzip();
+        self.check_answer(&normalized, &checked)?;
         let chunk_size = self.chunk_size();
         self.purge_expired().map_err(internal)?;
         // One submit at a time from here: the request id check and the insert.
@@ -451,6 +542,17 @@ impl Jobs {
             return Err(Status::resource_exhausted(format!(
                 "the coordinator keeps at most {} jobs (--max-stored-jobs); ended jobs are deleted {} s after they end (--retention)",
                 self.config.max_stored_jobs,
+                self.config.retention.as_secs()
+            )));
+        }
+        let stored: usize = map.values().map(|j| j.record().problems.len()).sum();
+        if stored + normalized.len() > self.config.max_stored_problems {
+            return Err(Status::resource_exhausted(format!(
+                "the coordinator keeps at most {} problems over all jobs \
+                 (--max-stored-problems) and holds {stored}; this job has {}. Ended jobs \
+                 are deleted {} s after they end (--retention)",
+                self.config.max_stored_problems,
+                normalized.len(),
                 self.config.retention.as_secs()
             )));
         }
@@ -588,6 +690,11 @@ impl Jobs {
         };
         if done {
             self.end(job, AnalysisState::Done, String::new())?;
+        }
+        // In memory, the per-layout results of a finished problem would only
+        // cost memory: nothing reads them after its sum, and no restart resumes.
+        if !self.store.is_durable() {
+            self.store.delete_chunks(job.id, problem.index)?;
         }
         Ok(())
     }

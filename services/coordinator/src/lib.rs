@@ -115,7 +115,12 @@ impl CoordinatorHandle {
             None => Store::memory(),
         };
         let scheduler = Scheduler::new(config.scheduler);
-        let jobs = Jobs::open(store, scheduler.clone(), config.jobs)?;
+        let jobs = Jobs::open(
+            store,
+            scheduler.clone(),
+            config.jobs,
+            config.max_message_bytes,
+        )?;
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
         let registry = Registry::new(

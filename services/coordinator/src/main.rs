@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use coordinator::grpc::DEFAULT_PORT;
-use coordinator::jobs::JobsConfig;
-use coordinator::scheduler::SchedulerConfig;
+use coordinator::jobs::{JobsConfig, DEFAULT_MAX_PROBLEMS, DEFAULT_MAX_STORED_PROBLEMS};
+use coordinator::scheduler::{SchedulerConfig, DEFAULT_MAX_WORKERS};
 use coordinator::{Config, CoordinatorHandle, Discovery};
 use deckhand::client::ClientOptions;
 use deckhand::server::{self, ServerArgs};
@@ -42,9 +42,19 @@ struct Args {
     /// Jobs kept at once in any state; a submit beyond it is refused.
     #[arg(long, env = "DECKHAND_MAX_STORED_JOBS", default_value_t = 1000)]
     max_stored_jobs: usize,
+    /// Problems in one submitted job; a larger submit is refused.
+    #[arg(long, env = "DECKHAND_MAX_PROBLEMS_PER_JOB", default_value_t = DEFAULT_MAX_PROBLEMS)]
+    max_problems_per_job: usize,
+    /// Problems kept at once over all stored jobs; a submit beyond it is refused.
+    #[arg(long, env = "DECKHAND_MAX_STORED_PROBLEMS", default_value_t = DEFAULT_MAX_STORED_PROBLEMS)]
+    max_stored_problems: usize,
     /// Seconds a worker may stay silent on a lease before it is taken back.
     #[arg(long, env = "DECKHAND_LEASE_TIMEOUT_SECS", default_value_t = 60)]
     lease_timeout_secs: u64,
+    /// Workers known at once (listed, found by DNS or registered); a worker
+    /// registering beyond it is refused.
+    #[arg(long, env = "DECKHAND_MAX_WORKERS", default_value_t = DEFAULT_MAX_WORKERS)]
+    max_workers: usize,
     /// Seconds without a heartbeat after which a self-registered worker is forgotten.
     #[arg(long, env = "DECKHAND_HEARTBEAT_TIMEOUT_SECS", default_value_t = 15)]
     heartbeat_timeout_secs: u64,
@@ -82,6 +92,7 @@ async fn main() -> anyhow::Result<()> {
         // The server's keepalive also guards the channels to the workers.
         worker_keepalive: config.keepalive,
         heartbeat_timeout: Duration::from_secs(args.heartbeat_timeout_secs.max(1)),
+        max_workers: args.max_workers,
         ..SchedulerConfig::default()
     };
     let discovery = Discovery {
@@ -101,6 +112,14 @@ async fn main() -> anyhow::Result<()> {
         args.max_stored_jobs >= 1,
         "--max-stored-jobs must be positive"
     );
+    anyhow::ensure!(
+        args.max_problems_per_job >= 1,
+        "--max-problems-per-job must be positive"
+    );
+    anyhow::ensure!(
+        args.max_stored_problems >= args.max_problems_per_job,
+        "--max-stored-problems must be at least --max-problems-per-job"
+    );
     let coordinator = CoordinatorHandle::start(Config {
         scheduler,
         discovery,
@@ -108,7 +127,8 @@ async fn main() -> anyhow::Result<()> {
         jobs: JobsConfig {
             retention: args.retention,
             max_stored_jobs: args.max_stored_jobs,
-            ..JobsConfig::default()
+            max_problems: args.max_problems_per_job,
+            max_stored_problems: args.max_stored_problems,
         },
         max_message_bytes: config.max_message_bytes,
     })?;

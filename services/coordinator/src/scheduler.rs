@@ -40,7 +40,13 @@ pub struct SchedulerConfig {
     pub worker_keepalive: Option<Duration>,
     /// A self-registered worker is forgotten after this long without a heartbeat.
     pub heartbeat_timeout: Duration,
+    /// Workers known at once; a heartbeat that would register one more is refused.
+    pub max_workers: usize,
 }
+
+/// Default `--max-workers`: every worker costs a driver task, a line of
+/// ListWorkers and, once it has helped a job, an entry in that job's progress.
+pub const DEFAULT_MAX_WORKERS: usize = 4096;
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
@@ -53,6 +59,7 @@ impl Default for SchedulerConfig {
             progress_interval: Duration::from_millis(500),
             worker_keepalive: Some(Duration::from_secs(4)),
             heartbeat_timeout: Duration::from_secs(15),
+            max_workers: DEFAULT_MAX_WORKERS,
         }
     }
 }
@@ -218,7 +225,13 @@ mod tests {
             max_jobs,
             ..SchedulerConfig::default()
         });
-        let jobs = Jobs::open(Store::memory(), scheduler.clone(), JobsConfig::default()).unwrap();
+        let jobs = Jobs::open(
+            Store::memory(),
+            scheduler.clone(),
+            JobsConfig::default(),
+            16 << 20,
+        )
+        .unwrap();
         (scheduler, jobs)
     }
 
@@ -371,5 +384,32 @@ mod tests {
             "{}",
             bad.message()
         );
+    }
+
+    #[test]
+    fn in_memory_a_finished_problem_keeps_its_result_not_its_chunks() {
+        let (s, jobs) = setup(1);
+        let job = submit(
+            &jobs,
+            vec![problem(MISERE, 20), problem(MISERE, 10)],
+            String::new(),
+        )
+        .unwrap();
+        let first = s.try_lease("w", None).unwrap();
+        answer(&jobs, &first, "w", 3);
+        assert_eq!(jobs.stored_chunks(job.id, 0), [first.chunk as u32]);
+        let second = s.try_lease("w", None).unwrap();
+        answer(&jobs, &second, "w", 4);
+        assert!(
+            jobs.stored_chunks(job.id, 0).is_empty(),
+            "problem 0 is summed"
+        );
+        assert_eq!(job.result(0).unwrap().layouts, 20);
+        assert!(!job.is_ended());
+        let last = s.try_lease("w", None).unwrap();
+        answer(&jobs, &last, "w", 5);
+        assert!(job.is_ended());
+        assert!(jobs.stored_chunks(job.id, 1).is_empty());
+        assert_eq!(job.analysis(true).results.len(), 2);
     }
 }

@@ -59,6 +59,8 @@ pub struct JobRecord {
 /// The jobs database.
 pub struct Store {
     db: Database,
+    /// In a data dir (not in memory).
+    durable: bool,
 }
 
 fn storage(e: impl std::fmt::Display) -> anyhow::Error {
@@ -80,7 +82,7 @@ impl Store {
                 path.display()
             )
         })?;
-        let store = Store { db };
+        let store = Store { db, durable: true };
         store.init().with_context(|| {
             format!(
                 "--data-dir {}: unusable store {}",
@@ -96,7 +98,7 @@ impl Store {
         let db = Database::builder()
             .create_with_backend(InMemoryBackend::new())
             .expect("an in-memory database opens");
-        let store = Store { db };
+        let store = Store { db, durable: false };
         store.init().expect("an in-memory database is writable");
         store
     }
@@ -162,6 +164,21 @@ impl Store {
         tx.open_table(CHUNKS)
             .map_err(storage)?
             .retain_in((id, 0, 0)..=(id, u32::MAX, u32::MAX), |_, _| false)
+            .map_err(storage)?;
+        tx.commit().map_err(storage)
+    }
+
+    /// Whether the store is in a data dir, and outlives the process.
+    pub fn is_durable(&self) -> bool {
+        self.durable
+    }
+
+    /// Deletes the stored chunks of one problem.
+    pub fn delete_chunks(&self, job: u64, problem: u32) -> anyhow::Result<()> {
+        let tx = self.db.begin_write().map_err(storage)?;
+        tx.open_table(CHUNKS)
+            .map_err(storage)?
+            .retain_in((job, problem, 0)..=(job, problem, u32::MAX), |_, _| false)
             .map_err(storage)?;
         tx.commit().map_err(storage)
     }
@@ -242,6 +259,9 @@ mod tests {
         assert!(store.commit_chunk(7, 1, 0, &[3]).unwrap());
         assert_eq!(store.chunks(7, 0).unwrap(), vec![(1, vec![1, 2])]);
         assert_eq!(store.chunk_indices(7, 1).unwrap(), vec![0]);
+        store.delete_chunks(7, 1).unwrap();
+        assert!(store.chunk_indices(7, 1).unwrap().is_empty());
+        assert_eq!(store.chunk_indices(7, 0).unwrap(), vec![1]);
         assert_eq!(store.jobs().unwrap(), vec![(7, record)]);
         store.delete_job(7).unwrap();
         assert!(store.jobs().unwrap().is_empty());

@@ -213,6 +213,8 @@ pub enum MembershipError {
     BadAddress(String),
     #[error("address: no worker {0:?} is known")]
     Unknown(String),
+    #[error("the coordinator knows {0} workers, its limit (--max-workers)")]
+    TooMany(usize),
 }
 
 impl From<MembershipError> for Status {
@@ -220,6 +222,7 @@ impl From<MembershipError> for Status {
         match e {
             MembershipError::BadAddress(_) => deckhand::status::Invalid::new("address", e).into(),
             MembershipError::Unknown(_) => Status::not_found(e.to_string()),
+            MembershipError::TooMany(_) => Status::resource_exhausted(e.to_string()),
         }
     }
 }
@@ -269,6 +272,9 @@ impl Registry {
                 worker.start_drain();
             }
         } else if !draining {
+            if workers.len() >= self.scheduler.config.max_workers {
+                return Err(MembershipError::TooMany(workers.len()));
+            }
             let worker = Arc::new(Worker::new(
                 address.to_string(),
                 pb::WorkerSource::Registered,

@@ -56,6 +56,9 @@ impl HandOps {
 // bytes plus its text), the converted cards, the answer in memory and encoded.
 /// A decoded `HandPair` and its two converted hands.
 const PAIR_BYTES: usize = 2 * 32 + 2 * 8 + 32;
+/// Most bytes of one encoded `Move` (a test measures every play of a full
+/// deck): 20 cards of text, the packed value, the type, the key, the length.
+const MOVE_BYTES: usize = 48;
 
 fn text_len(hand: Option<&pb::Hand>) -> usize {
     match hand.and_then(|h| h.cards.as_ref()) {
@@ -192,7 +195,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let (request, max) = (request.into_inner(), self.max_batch);
         let packed = request.packed.as_ref().map_or(0, |p| p.hands.len());
         // A bool a pair: one byte in memory and packed on the wire.
-        let _reserved =
+        let reserved =
             self.budget
                 .reserve(&pairs_cost(&request.pairs, packed, 1, 1, "ContainsStream"))?;
         let cost = Cost(request.pairs.len() + packed);
@@ -212,7 +215,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
                 .collect())
         })
         .await??;
-        Ok(Response::new(pb::ContainsResponse { contains }))
+        Ok(reserved.answer(pb::ContainsResponse { contains }))
     }
 
     async fn remove(
@@ -221,7 +224,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
     ) -> Result<Response<pb::RemoveResponse>, Status> {
         let (request, max) = (request.into_inner(), self.max_batch);
         // A packed Hand a pair: 32 bytes in memory, 11 encoded plus the field's 2.
-        let _reserved =
+        let reserved =
             self.budget
                 .reserve(&pairs_cost(&request.pairs, 0, 32, 13, "RemoveStream"))?;
         let remaining = pool::run(Cost(request.pairs.len()), move || {
@@ -239,7 +242,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
             }))
         })
         .await??;
-        Ok(Response::new(pb::RemoveResponse { remaining }))
+        Ok(reserved.answer(pb::RemoveResponse { remaining }))
     }
 
     async fn classify(
@@ -249,12 +252,12 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let (hands, max) = (request.into_inner().hands, self.max_batch);
         check_batch("hands", hands.len(), max)?;
         // A Classification: a Move with two short strings, about 160 bytes in
-        // memory; at most 48 encoded (20 cards of text, the packed value, ...).
+        // memory, and its encoding.
         let mut cost = BatchCost::new("hands", Some("ClassifyStream"));
         for hand in &hands {
-            cost.item(32 + text_len(Some(hand)) + 8 + 160 + 48, 48);
+            cost.item(32 + text_len(Some(hand)) + 8 + 160 + MOVE_BYTES, MOVE_BYTES);
         }
-        let _reserved = self.budget.reserve(&cost)?;
+        let reserved = self.budget.reserve(&cost)?;
         let results = pool::run(Cost(hands.len()), move || {
             collect_batch(hands.iter().enumerate().map(|(i, h)| {
                 let play = classify(cards(Some(h), || format!("hands[{i}]"))?);
@@ -265,7 +268,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
             }))
         })
         .await??;
-        Ok(Response::new(pb::ClassifyResponse { results }))
+        Ok(reserved.answer(pb::ClassifyResponse { results }))
     }
 
     async fn legal_moves(
@@ -284,14 +287,24 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
                     })?)
                 }
             };
-        // A full deck has 27,471 plays: always the pool's work.
+        // A full deck has 27,471 plays: always the pool's work, about a
+        // millisecond. The answer is then checked against the budget before
+        // it is built, and holds its memory until it has been sent.
         let plays = pool::run(Cost::HEAVY, move || match beat {
             None => legal_plays(hand),
             Some(beat) => beating_plays(hand, &beat),
         })
         .await?;
+        let mut cost = BatchCost::listing(
+            "hand",
+            "plays",
+            "give a `beat` play to list only the plays that beat it",
+        );
+        // A Move in memory as in Classify, and the Play it is made from.
+        cost.items(plays.len(), 16 + 160 + MOVE_BYTES, MOVE_BYTES);
+        let reserved = self.budget.reserve(&cost)?;
         let moves = plays.iter().map(to_move).collect();
-        Ok(Response::new(pb::LegalMovesResponse { moves }))
+        Ok(reserved.answer(pb::LegalMovesResponse { moves }))
     }
 
     type ContainsStreamStream = AnswerStream<pb::ContainsResponse>;
@@ -303,7 +316,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.contains(Request::new(m)).await?.into_inner()) }
+            async move { service.contains(Request::new(m)).await }
         })))
     }
 
@@ -316,7 +329,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.remove(Request::new(m)).await?.into_inner()) }
+            async move { service.remove(Request::new(m)).await }
         })))
     }
 
@@ -329,7 +342,7 @@ impl pb::hand_ops_service_server::HandOpsService for HandOps {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.classify(Request::new(m)).await?.into_inner()) }
+            async move { service.classify(Request::new(m)).await }
         })))
     }
 }

@@ -105,3 +105,62 @@ async fn a_bad_message_ends_the_stream_naming_it() {
     assert!(answers.next().await.is_none());
     server.shutdown().await.unwrap();
 }
+
+fn full_deck() -> pb::LegalMovesRequest {
+    pb::LegalMovesRequest {
+        hand: Some(pb::Hand {
+            cards: Some(pb::hand::Cards::Text(
+                "3333444455556666777788889999TTTTJJJJQQQQKKKKAAAA2222BR".into(),
+            )),
+        }),
+        beat: None,
+    }
+}
+
+/// LegalMoves answers are in the budget too: the full deck's 27,471 plays
+/// (48 bytes each at most, measured here) do not fit a 1 MiB message limit,
+/// and the refusal says how to narrow the answer; under the defaults they pass.
+#[tokio::test]
+async fn legal_moves_answers_are_bounded_by_the_message_limit() {
+    let (server, mut client) = start(MemoryBudget::default()).await;
+    let moves = client
+        .legal_moves(full_deck())
+        .await
+        .unwrap()
+        .into_inner()
+        .moves;
+    assert_eq!(moves.len(), 27_471);
+    // Each Move within the bound, with its field tag and length byte.
+    let widest = moves
+        .iter()
+        .map(tonic_prost::prost::Message::encoded_len)
+        .max()
+        .unwrap();
+    assert!(widest + 2 <= 48, "{widest}");
+    server.shutdown().await.unwrap();
+
+    let small = MemoryBudget::new(96 << 20, 256 << 20, 1 << 20);
+    let (server, mut client) = start(small).await;
+    let status = client.legal_moves(full_deck()).await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    let message = status.message();
+    assert!(
+        message.starts_with("hand: the answer to 27471 plays can reach"),
+        "{message}"
+    );
+    assert!(message.contains("--max-message-bytes"), "{message}");
+    assert!(message.contains("give a `beat` play"), "{message}");
+    // A smaller hand still gets its answer.
+    let mut few = full_deck();
+    few.hand = Some(pb::Hand {
+        cards: Some(pb::hand::Cards::Text("33344456".into())),
+    });
+    assert!(!client
+        .legal_moves(few)
+        .await
+        .unwrap()
+        .into_inner()
+        .moves
+        .is_empty());
+    server.shutdown().await.unwrap();
+}

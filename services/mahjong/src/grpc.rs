@@ -2,7 +2,7 @@
 //! messages, calls the engine, translates back. No game logic lives here.
 
 use deckhand::batch_stream::{answer_each, AnswerStream};
-use deckhand::budget::{BatchCost, MemoryBudget};
+use deckhand::budget::{BatchCost, MemoryBudget, Reservation};
 use deckhand::pool::{self, Cost};
 use deckhand::proto::mahjong::v1 as pb;
 use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid};
@@ -92,7 +92,7 @@ impl Mahjong {
         hands: Vec<pb::Hand>,
         bound: AnswerBound,
         answer: F,
-    ) -> Result<Vec<T>, Status>
+    ) -> Result<(Vec<T>, Reservation), Status>
     where
         T: Send + 'static,
         E: std::fmt::Display,
@@ -112,7 +112,7 @@ impl Mahjong {
                 bound.encoded,
             );
         }
-        let _reserved = self.budget.reserve(&cost)?;
+        let reserved = self.budget.reserve(&cost)?;
         let hands_len = hands.len();
         let work = move || {
             collect_batch(hands.iter().enumerate().map(|(i, hand)| {
@@ -120,7 +120,7 @@ impl Mahjong {
                 answer(&counts(hand, field)?).field(field)
             }))
         };
-        Ok(pool::run(Cost(hands_len), work).await??)
+        Ok((pool::run(Cost(hands_len), work).await??, reserved))
     }
 }
 
@@ -165,7 +165,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         &self,
         request: Request<pb::CheckWinRequest>,
     ) -> Result<Response<pb::CheckWinResponse>, Status> {
-        let results = self
+        let (results, reserved) = self
             .batch(request.into_inner().hands, CHECK_WIN, |hand| {
                 let result = check_win(hand);
                 Ok::<_, Infallible>(pb::WinResult {
@@ -174,14 +174,14 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
                 })
             })
             .await?;
-        Ok(Response::new(pb::CheckWinResponse { results }))
+        Ok(reserved.answer(pb::CheckWinResponse { results }))
     }
 
     async fn shanten(
         &self,
         request: Request<pb::ShantenRequest>,
     ) -> Result<Response<pb::ShantenResponse>, Status> {
-        let results = self
+        let (results, reserved) = self
             .batch(request.into_inner().hands, SHANTEN, |hand| {
                 let s = shanten(hand);
                 Ok::<_, Infallible>(pb::ShantenResult {
@@ -192,14 +192,14 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
                 })
             })
             .await?;
-        Ok(Response::new(pb::ShantenResponse { results }))
+        Ok(reserved.answer(pb::ShantenResponse { results }))
     }
 
     async fn waits(
         &self,
         request: Request<pb::WaitsRequest>,
     ) -> Result<Response<pb::WaitsResponse>, Status> {
-        let results = self
+        let (results, reserved) = self
             .batch(request.into_inner().hands, WAITS, |hand| {
                 let waits = waits(hand)?;
                 Ok::<_, deckhand_mahjong::HandError>(pb::WaitsResult {
@@ -214,7 +214,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
                 })
             })
             .await?;
-        Ok(Response::new(pb::WaitsResponse { results }))
+        Ok(reserved.answer(pb::WaitsResponse { results }))
     }
 
     async fn score(
@@ -239,9 +239,9 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
                 answer_encoded,
             );
         }
-        let _reserved = self.budget.reserve(&cost)?;
+        let reserved = self.budget.reserve(&cost)?;
         let results = crate::score::score_batch(situations, self.max_batch).await?;
-        Ok(Response::new(pb::ScoreResponse { results }))
+        Ok(reserved.answer(pb::ScoreResponse { results }))
     }
 
     type CheckWinStreamStream = AnswerStream<pb::CheckWinResponse>;
@@ -253,7 +253,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.check_win(Request::new(m)).await?.into_inner()) }
+            async move { service.check_win(Request::new(m)).await }
         })))
     }
 
@@ -266,7 +266,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.shanten(Request::new(m)).await?.into_inner()) }
+            async move { service.shanten(Request::new(m)).await }
         })))
     }
 
@@ -279,7 +279,7 @@ impl pb::mahjong_service_server::MahjongService for Mahjong {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.waits(Request::new(m)).await?.into_inner()) }
+            async move { service.waits(Request::new(m)).await }
         })))
     }
 }

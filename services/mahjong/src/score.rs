@@ -4,7 +4,7 @@
 
 use deckhand::pool::{self, Cost};
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::status::{check_batch, FieldResult, Invalid};
+use deckhand::status::{check_batch, collect_batch, FieldResult, Invalid};
 use tonic::Status;
 
 use deckhand_mahjong::{
@@ -20,13 +20,13 @@ pub async fn score_batch(
 ) -> Result<Vec<pb::ScoreResult>, Status> {
     check_batch("situations", situations.len(), max_batch)?;
     let cost = Cost(situations.len());
-    let work = move || {
-        situations
-            .iter()
-            .enumerate()
-            .map(|(i, s)| score_situation(s).map_err(|bad| bad.within(format!("situations[{i}]"))))
-            .collect::<Result<Vec<_>, Invalid>>()
-    };
+    // One violation per bad situation, like every other batch.
+    let work =
+        move || {
+            collect_batch(situations.iter().enumerate().map(|(i, s)| {
+                score_situation(s).map_err(|bad| bad.within(format!("situations[{i}]")))
+            }))
+        };
     Ok(pool::run(cost, work).await??)
 }
 

@@ -238,3 +238,35 @@ async fn bad_input_is_invalid_argument_naming_the_item() {
     assert_eq!((r.results[0].han, r.results[0].fu), (1, 30));
     server.shutdown().await.unwrap();
 }
+
+/// A batch with several bad situations names each of them, in order, with
+/// good ones between them left out; the message counts the others.
+#[tokio::test]
+async fn every_bad_situation_of_a_batch_is_named() {
+    let (server, mut client) = start().await;
+    let ok = || situation("234789m12345666p", "6p");
+    let bad_win = pb::WinSituation {
+        win_tile: "x".into(),
+        ..ok()
+    };
+    let bad_hand = pb::WinSituation {
+        hand: "234789m12345p".into(),
+        ..ok()
+    };
+    let bad_wind = pb::WinSituation {
+        seat_wind: 9,
+        ..ok()
+    };
+    let r = client
+        .score(request(vec![ok(), bad_win, ok(), bad_hand, bad_wind, ok()]))
+        .await;
+    deckhand::testing::assert_invalid_items(
+        r,
+        &[
+            ("situations[1].win_tile", "unknown tile"),
+            ("situations[3].hand", "expected 14"),
+            ("situations[4].seat_wind", "unknown wind 9"),
+        ],
+    );
+    server.shutdown().await.unwrap();
+}

@@ -24,8 +24,11 @@
 //!   rule set holds) are rejected before any tile is parsed.
 //!
 //! Searches run on the shared CPU pool (`deckhand::pool`); solvers are reused
-//! through [`crate::solvers`].
+//! through [`crate::solvers`], which bounds their memory and counts it in the
+//! in-flight budget. A batch may use at most [`MAX_RULE_SETS`] distinct rule
+//! sets (each needs its own solver tables, built in up to about 15 ms).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -38,7 +41,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use deckhand_rummikub::{Error, Meld, MeldKind, Objective, RawRules, RuleSet, Solver, Tile};
 
-use crate::solvers::{SolverPool, Solvers};
+use crate::solvers::SolverPool;
 
 pub use pb::rummikub_service_server::RummikubServiceServer;
 
@@ -47,8 +50,15 @@ pub const DEFAULT_PORT: u16 = 50052;
 /// Default largest number of items in one batch request.
 pub const DEFAULT_MAX_BATCH: usize = 100_000;
 
+/// Idle standard-rules solvers kept for reuse: two per core.
+fn solvers_kept() -> usize {
+    2 * pool::size()
+}
+
 /// Fewest batch items worth a pool job of their own.
 const MIN_CHUNK: usize = 64;
+/// Most distinct rule sets in one batch.
+pub const MAX_RULE_SETS: usize = 16;
 
 /// The RummikubService implementation.
 #[derive(Clone)]
@@ -77,13 +87,15 @@ impl Rummikub {
     pub fn new(max_batch: usize) -> Self {
         Rummikub {
             max_batch,
-            solvers: Arc::new(SolverPool::new(2 * pool::size())),
+            solvers: Arc::new(SolverPool::new(solvers_kept(), MemoryBudget::default())),
             budget: MemoryBudget::default(),
         }
     }
 
-    /// Batches are checked against `budget` before they run.
+    /// Batches are checked against `budget` before they run, and the
+    /// solvers' memory is counted in it.
     pub fn with_budget(mut self, budget: MemoryBudget) -> Self {
+        self.solvers = Arc::new(SolverPool::new(solvers_kept(), budget.clone()));
         self.budget = budget;
         self
     }
@@ -300,24 +312,35 @@ fn cancelled() -> Status {
     Status::cancelled("request cancelled")
 }
 
-/// Validates every item, and builds a solver for each distinct rule set so
-/// that a rule set the solver cannot handle is reported at the items using
-/// it. A failed batch names every bad item.
+/// Validates every item, and checks each distinct rule set once (at most
+/// [`MAX_RULE_SETS`]) so that a rule set the solver cannot handle is reported
+/// at the items using it. A failed batch names every bad item.
 fn prepare_batch(
     items: &[pb::ArrangeRequest],
-    solvers: &SolverPool,
     cancel: &AtomicBool,
 ) -> Result<Vec<ArrangeJob>, Status> {
-    let mut by_rules = Solvers::new(solvers);
+    let mut rule_sets: HashMap<RuleSet, Result<(), Error>> = HashMap::new();
     let checked = items.iter().enumerate().map_while(|(i, item)| {
         if cancel.load(Ordering::Relaxed) {
             return None;
         }
         let job = ArrangeJob::new(item).and_then(|job| {
-            by_rules
-                .get(job.rules)
-                .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]))?;
-            Ok(job)
+            if !rule_sets.contains_key(&job.rules) && rule_sets.len() == MAX_RULE_SETS {
+                return Err(Invalid::new(
+                    "rules",
+                    format!(
+                        "a batch uses at most {MAX_RULE_SETS} distinct rule sets; \
+                         send the items of other rule sets in another batch"
+                    ),
+                ));
+            }
+            let supported = rule_sets
+                .entry(job.rules)
+                .or_insert_with(|| Solver::supports(&job.rules));
+            match supported {
+                Ok(()) => Ok(job),
+                Err(e) => Err(engine_error(e.clone(), &[("tiles", &job.tiles)])),
+            }
         });
         Some(job.map_err(|e| e.within(format_args!("items[{i}]"))))
     });
@@ -329,28 +352,44 @@ fn prepare_batch(
 }
 
 /// Solves `jobs`, the batch items from index `first` on: one result per item,
-/// so that the caller can name every item that failed.
+/// so that the caller can name every item that failed. The items are taken
+/// rule set by rule set, so one solver at a time is at work.
 fn solve_chunk(
     jobs: &[ArrangeJob],
     first: usize,
     solvers: &SolverPool,
     cancel: &AtomicBool,
 ) -> Result<Vec<Result<pb::ArrangeResponse, Invalid>>, Status> {
-    let mut by_rules = Solvers::new(solvers);
-    jobs.iter()
-        .enumerate()
-        .map(|(i, job)| {
+    let mut by_rules: Vec<(RuleSet, Vec<usize>)> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        match by_rules.iter_mut().find(|(rules, _)| *rules == job.rules) {
+            Some((_, items)) => items.push(i),
+            None => by_rules.push((job.rules, vec![i])),
+        }
+    }
+    let mut results: Vec<Option<Result<pb::ArrangeResponse, Invalid>>> =
+        (0..jobs.len()).map(|_| None).collect();
+    for (rules, items) in by_rules {
+        let mut solver = match solvers.take(rules) {
+            Ok(solver) => solver,
+            Err(e) => {
+                for &i in &items {
+                    let bad = engine_error(e.clone(), &[("tiles", &jobs[i].tiles)]);
+                    results[i] = Some(Err(bad.within(format_args!("items[{}]", first + i))));
+                }
+                continue;
+            }
+        };
+        for &i in &items {
             if cancel.load(Ordering::Relaxed) {
                 return Err(cancelled());
             }
-            let solver = by_rules
-                .get(job.rules)
-                .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]));
-            Ok(solver
-                .and_then(|solver| job.solve(solver))
-                .map_err(|e| e.within(format_args!("items[{}]", first + i))))
-        })
-        .collect()
+            let answer = jobs[i].solve(&mut solver);
+            results[i] = Some(answer.map_err(|e| e.within(format_args!("items[{}]", first + i))));
+        }
+        solvers.give(solver);
+    }
+    Ok(results.into_iter().flatten().collect())
 }
 
 #[tonic::async_trait]
@@ -362,11 +401,12 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         let job = ArrangeJob::new(request.get_ref())?;
         let solvers = Arc::clone(&self.solvers);
         let response = pool::run(Cost::HEAVY, move || {
-            let mut by_rules = Solvers::new(&solvers);
-            let solver = by_rules
-                .get(job.rules)
+            let mut solver = solvers
+                .take(job.rules)
                 .map_err(|e| engine_error(e, &[("tiles", &job.tiles)]))?;
-            job.solve(solver)
+            let answer = job.solve(&mut solver);
+            solvers.give(solver);
+            answer
         })
         .await??;
         Ok(Response::new(response))
@@ -378,12 +418,12 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
     ) -> Result<Response<pb::ArrangeBatchResponse>, Status> {
         let items = request.into_inner().items;
         check_batch("items", items.len(), self.max_batch)?;
-        let _reserved = self.budget.reserve(&arrange_batch_cost(&items))?;
+        let reserved = self.budget.reserve(&arrange_batch_cost(&items))?;
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(Arc::clone(&cancel));
 
-        let (solvers, flag) = (Arc::clone(&self.solvers), Arc::clone(&cancel));
-        let jobs = pool::run(Cost::HEAVY, move || prepare_batch(&items, &solvers, &flag)).await??;
+        let flag = Arc::clone(&cancel);
+        let jobs = pool::run(Cost::HEAVY, move || prepare_batch(&items, &flag)).await??;
 
         // Split the work into one pool job per core; the pool bounds how many
         // run at once across all requests.
@@ -409,7 +449,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
             results.extend(handle.await.map_err(deckhand::status::task_failed)???);
         }
         let results = collect_batch(results)?;
-        Ok(Response::new(pb::ArrangeBatchResponse { results }))
+        Ok(reserved.answer(pb::ArrangeBatchResponse { results }))
     }
 
     async fn best_move(
@@ -431,7 +471,7 @@ impl pb::rummikub_service_server::RummikubService for Rummikub {
         let service = self.clone();
         Ok(Response::new(answer_each(request.into_inner(), move |m| {
             let service = service.clone();
-            async move { Ok(service.arrange_batch(Request::new(m)).await?.into_inner()) }
+            async move { service.arrange_batch(Request::new(m)).await }
         })))
     }
 }

@@ -4,10 +4,11 @@
 
 use std::time::{Duration, Instant};
 
+use deckhand::budget::MemoryBudget;
 use deckhand::proto::rummikub::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use pb::rummikub_service_client::RummikubServiceClient;
-use rummikub::grpc::{Rummikub, RummikubServiceServer};
+use rummikub::grpc::{Rummikub, RummikubServiceServer, MAX_RULE_SETS};
 use tonic::codegen::tokio_stream::{self, StreamExt};
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -17,9 +18,13 @@ use tonic::Code;
 const SERVICE: &str = <RummikubServiceServer<Rummikub> as NamedService>::NAME;
 
 async fn start() -> (RunningServer, RummikubServiceClient<Channel>) {
+    start_with(ServerConfig::loopback().memory_budget()).await
+}
+
+async fn start_with(budget: MemoryBudget) -> (RunningServer, RummikubServiceClient<Channel>) {
     let config = ServerConfig::loopback();
     let service = Rummikub::default()
-        .with_budget(config.memory_budget())
+        .with_budget(budget)
         .into_server(config.max_message_bytes);
     let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
         .await
@@ -118,5 +123,74 @@ async fn arrange_batch_stream_answers_like_arrange_batch() {
         "{status:?}"
     );
     assert!(answers.next().await.is_none());
+    server.shutdown().await.unwrap();
+}
+
+/// The solvers' memory is in the in-flight budget: the solvers at work from
+/// the start, the kept ones while they wait (a few hundred KiB each, at most
+/// two per core), and all of it is given back when the service ends.
+#[tokio::test]
+async fn pooled_solvers_are_counted_in_the_in_flight_budget() {
+    let budget = MemoryBudget::new(96 << 20, 256 << 20, 16 << 20);
+    let (server, mut client) = start_with(budget.clone()).await;
+    let at_work = budget.in_flight();
+    assert!(at_work > 0, "the solvers at work are reserved");
+    let items: Vec<_> = (0..512)
+        .map(|i| match i % 2 {
+            0 => pb::ArrangeRequest {
+                tiles: all_tiles(),
+                rules: None,
+            },
+            _ => item(&["k1", "k2", "J", "r7", "b7", "o7", "k7"]),
+        })
+        .collect();
+    let answers = client
+        .arrange_batch(pb::ArrangeBatchRequest { items })
+        .await
+        .expect("answered")
+        .into_inner();
+    assert!(answers.results.iter().all(|a| a.solvable));
+    let kept = budget.in_flight() - at_work;
+    let parts = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert!(kept > 0, "kept solvers are counted");
+    assert!(
+        kept <= 2 * parts * (768 << 10),
+        "at most two solvers per core are kept, each shrunk back: {kept} bytes"
+    );
+    drop(client);
+    server.shutdown().await.unwrap();
+    assert_eq!(budget.in_flight(), 0, "all given back");
+}
+
+/// Each distinct rule set needs solver tables of its own; a batch may use at
+/// most MAX_RULE_SETS of them, and the items beyond are named.
+#[tokio::test]
+async fn a_batch_of_too_many_rule_sets_is_refused_naming_the_items() {
+    let (server, mut client) = start().await;
+    let with_opening = |opening_value| pb::ArrangeRequest {
+        tiles: vec!["k1".into(), "k2".into(), "k3".into()],
+        rules: Some(pb::RuleSet {
+            opening_value,
+            ..Default::default()
+        }),
+    };
+    let fits: Vec<_> = (1..=MAX_RULE_SETS as u32).map(with_opening).collect();
+    let answer = client
+        .arrange_batch(pb::ArrangeBatchRequest {
+            items: [fits.clone(), fits.clone()].concat(),
+        })
+        .await
+        .expect("16 rule sets, each twice");
+    assert_eq!(answer.into_inner().results.len(), 2 * MAX_RULE_SETS);
+    let mut items = fits;
+    items.extend([with_opening(100), with_opening(1), with_opening(101)]);
+    let extra = |i: usize| format!("items[{i}].rules");
+    let (a, b) = (extra(MAX_RULE_SETS), extra(MAX_RULE_SETS + 2));
+    deckhand::testing::assert_invalid_items(
+        client
+            .arrange_batch(pb::ArrangeBatchRequest { items })
+            .await,
+        &[(&a, "at most 16 distinct rule sets"), (&b, "another batch")],
+    );
     server.shutdown().await.unwrap();
 }
