@@ -78,6 +78,12 @@ def mahjong():
     yield "check_win", b"\x00" + field(1, field(1, "11122233344455m"))
     yield "shanten", b"\x01" + field(1, field(2, bytes([1] * 13 + [0] * 21)))
     yield "waits", b"\x02" + field(1, field(1, "1112345678999m"))
+    riichi = (field(1, "123m456p789s11222z") + field(2, "9s") + field(4, 1) + field(5, 1)
+              + field(10, "1z") + field(11, "8s"))
+    called = (field(1, "234m0p0p56p11z") + field(2, "1z") + field(3, "pon:555m")
+              + field(3, "ankan:7777s") + field(8, 3) + field(18, 2)
+              + field(20, field(1, 0) + field(5, 20)))
+    yield "score", b"\x03" + field(1, riichi) + field(1, called)
 
 
 def rummikub():

@@ -1,5 +1,6 @@
 //! Every hand-ops request message: arbitrary bytes decoded as the request of
-//! the RPC the first byte picks, then passed to the service's handler.
+//! the RPC the first byte picks (`% 4`; `/ 4` picks the answer-size limit of
+//! the budget), then passed to the service's handler.
 #![no_main]
 
 mod common;
@@ -15,22 +16,23 @@ fuzz_target!(|data: &[u8]| {
     let Some((&rpc, bytes)) = data.split_first() else {
         return;
     };
-    let service = HandOps::default();
+    let budget = common::budget(rpc / 4);
+    let service = HandOps::default().with_budget(budget.clone());
     common::block_on(async {
         match rpc % 4 {
             0 => {
                 if let Ok(m) = pb::ContainsRequest::decode(bytes) {
-                    common::check(service.contains(Request::new(m)).await);
+                    common::check_batch(service.contains(Request::new(m)).await, &budget);
                 }
             }
             1 => {
                 if let Ok(m) = pb::RemoveRequest::decode(bytes) {
-                    common::check(service.remove(Request::new(m)).await);
+                    common::check_batch(service.remove(Request::new(m)).await, &budget);
                 }
             }
             2 => {
                 if let Ok(m) = pb::ClassifyRequest::decode(bytes) {
-                    common::check(service.classify(Request::new(m)).await);
+                    common::check_batch(service.classify(Request::new(m)).await, &budget);
                 }
             }
             _ => {

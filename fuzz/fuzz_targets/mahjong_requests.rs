@@ -1,5 +1,6 @@
 //! Every mahjong request message: arbitrary bytes decoded as the request of
-//! the RPC the first byte picks, then passed to the service's handler.
+//! the RPC the first byte picks (`% 4`; `/ 4` picks the answer-size limit of
+//! the budget), then passed to the service's handler.
 #![no_main]
 
 mod common;
@@ -15,22 +16,28 @@ fuzz_target!(|data: &[u8]| {
     let Some((&rpc, bytes)) = data.split_first() else {
         return;
     };
-    let service = Mahjong::default();
+    let budget = common::budget(rpc / 4);
+    let service = Mahjong::default().with_budget(budget.clone());
     common::block_on(async {
-        match rpc % 3 {
+        match rpc % 4 {
             0 => {
                 if let Ok(m) = pb::CheckWinRequest::decode(bytes) {
-                    common::check(service.check_win(Request::new(m)).await);
+                    common::check_batch(service.check_win(Request::new(m)).await, &budget);
                 }
             }
             1 => {
                 if let Ok(m) = pb::ShantenRequest::decode(bytes) {
-                    common::check(service.shanten(Request::new(m)).await);
+                    common::check_batch(service.shanten(Request::new(m)).await, &budget);
+                }
+            }
+            2 => {
+                if let Ok(m) = pb::WaitsRequest::decode(bytes) {
+                    common::check_batch(service.waits(Request::new(m)).await, &budget);
                 }
             }
             _ => {
-                if let Ok(m) = pb::WaitsRequest::decode(bytes) {
-                    common::check(service.waits(Request::new(m)).await);
+                if let Ok(m) = pb::ScoreRequest::decode(bytes) {
+                    common::check_batch(service.score(Request::new(m)).await, &budget);
                 }
             }
         }

@@ -1,5 +1,6 @@
 //! Every rummikub request message: arbitrary bytes decoded as the request of
-//! the RPC the first byte picks, then passed to the service's handler.
+//! the RPC the first byte picks (`% 3`; `/ 3` picks the answer-size limit of
+//! the budget), then passed to the service's handler.
 #![no_main]
 
 mod common;
@@ -15,7 +16,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((&rpc, bytes)) = data.split_first() else {
         return;
     };
-    let service = Rummikub::default();
+    let budget = common::budget(rpc / 3);
+    let service = Rummikub::default().with_budget(budget.clone());
     common::block_on(async {
         match rpc % 3 {
             0 => {
@@ -25,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             }
             1 => {
                 if let Ok(m) = pb::ArrangeBatchRequest::decode(bytes) {
-                    common::check(service.arrange_batch(Request::new(m)).await);
+                    common::check_batch(service.arrange_batch(Request::new(m)).await, &budget);
                 }
             }
             _ => {
