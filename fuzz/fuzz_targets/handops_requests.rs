@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
             }
             _ => {
                 if let Ok(m) = pb::LegalMovesRequest::decode(bytes) {
-                    common::check(service.legal_moves(Request::new(m)).await);
+                    common::check_batch(service.legal_moves(Request::new(m)).await, &budget);
                 }
             }
         }

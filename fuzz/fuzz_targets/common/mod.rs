@@ -56,7 +56,7 @@ pub fn budget(pick: u8) -> MemoryBudget {
     )
 }
 
-/// [`check`], and for a batch checked against `budget`: an answer it let
+/// [`check`], and for an RPC checked against `budget`: an answer it let
 /// through fits the message limit (the budget's answer bound is an upper
 /// bound, so an answer is never refused only after the work).
 pub fn check_batch<T: prost::Message>(
