@@ -22,7 +22,18 @@ use crate::transport_errors::request_stream_error;
 pub const IN_FLIGHT: usize = 2;
 
 /// An answer and the memory reservation it holds.
-type Held<T> = (Result<T, Status>, Option<AnswerMemory>);
+pub type Held<T> = (Result<T, Status>, Option<AnswerMemory>);
+
+/// A channel of answers, each with the reservation it holds, whose receiving
+/// end is the answer stream of an RPC.
+pub fn answer_channel<T>(capacity: usize) -> (mpsc::Sender<Held<T>>, AnswerStream<T>) {
+    let (tx, rx) = mpsc::channel(capacity);
+    let stream = AnswerStream {
+        answers: rx,
+        taken: None,
+    };
+    (tx, stream)
+}
 
 /// The answer stream of a stream-form batch RPC.
 pub struct AnswerStream<T> {
@@ -58,7 +69,7 @@ where
     F: Fn(Req) -> Fut + Send + 'static,
     Fut: Future<Output = Result<tonic::Response<Resp>, Status>> + Send,
 {
-    let (tx, rx) = mpsc::channel(IN_FLIGHT);
+    let (tx, answers) = answer_channel(IN_FLIGHT);
     tokio::spawn(async move {
         let mut requests = std::pin::pin!(requests);
         let mut index = 0usize;
@@ -89,10 +100,7 @@ where
             index += 1;
         }
     });
-    AnswerStream {
-        answers: rx,
-        taken: None,
-    }
+    answers
 }
 
 /// `status` with the request message's index in front of its message (its

@@ -141,15 +141,21 @@ impl Reservation {
     /// `message` as the answer, holding the reservation of its encoded bytes
     /// until it has been sent (see [`AnswerMemoryLayer`]); the rest (decoded
     /// request, working memory) is given back now.
-    pub fn answer<T>(mut self, message: T) -> tonic::Response<T> {
+    pub fn answer<T>(self, message: T) -> tonic::Response<T> {
+        let mut response = tonic::Response::new(message);
+        response.extensions_mut().insert(self.held());
+        response
+    }
+
+    /// The reservation as its answer's (for an answer sent on a stream):
+    /// only the answer's encoded bytes stay reserved.
+    pub fn held(mut self) -> AnswerMemory {
         let freed = self.bytes - self.answer_bytes;
         self.inflight.fetch_sub(freed, Ordering::AcqRel);
         self.bytes = self.answer_bytes;
-        let mut response = tonic::Response::new(message);
-        response.extensions_mut().insert(AnswerMemory {
+        AnswerMemory {
             _reserved: Arc::new(self),
-        });
-        response
+        }
     }
 }
 
@@ -370,6 +376,20 @@ impl MemoryBudget {
         })?;
         reservation.answer_bytes = cost.answer_bytes.min(cost.memory);
         Ok(reservation)
+    }
+
+    /// Reserves the memory of an answer of `bytes` encoded until it has been
+    /// sent; RESOURCE_EXHAUSTED when the in-flight budget has no room now.
+    pub fn reserve_answer(&self, bytes: usize) -> Result<Reservation, Status> {
+        self.take(bytes).ok_or_else(|| {
+            Status::resource_exhausted(format!(
+                "server busy: the answer needs {}, and {} of the in-flight budget of {} \
+                 (--max-inflight-memory) is taken; retry later",
+                mib(bytes),
+                mib(self.in_flight()),
+                mib(self.inflight_limit)
+            ))
+        })
     }
 
     /// Reserves `bytes` from the in-flight budget if they fit now.

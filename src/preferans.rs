@@ -45,8 +45,15 @@ pub fn cards(text: &str, field: &str) -> Result<Cards, Invalid> {
     text.parse::<Cards>().field(|| field)
 }
 
-/// Converts a wire list of cards, one per entry.
-pub fn card_list(texts: &[String], field: &str) -> Result<Vec<Card>, Invalid> {
+/// Converts a wire list of at most `max` cards, one per entry (a longer list
+/// is refused before any entry is read).
+pub fn card_list(texts: &[String], field: &str, max: usize) -> Result<Vec<Card>, Invalid> {
+    if texts.len() > max {
+        return Err(Invalid::new(
+            field,
+            format!("{} cards, at most {max}", texts.len()),
+        ));
+    }
     texts
         .iter()
         .enumerate()
@@ -77,7 +84,7 @@ pub fn view_from_proto(view: Option<&pb::DeclarerView>) -> Result<DeclarerView, 
     }
     let hand = cards(&view.hand, "view.hand")?;
     let mut talon = Cards::EMPTY;
-    for (i, card) in card_list(&view.talon, "view.talon")?
+    for (i, card) in card_list(&view.talon, "view.talon", 2)?
         .into_iter()
         .enumerate()
     {
@@ -88,7 +95,7 @@ pub fn view_from_proto(view: Option<&pb::DeclarerView>) -> Result<DeclarerView, 
             ));
         }
     }
-    let played = card_list(&view.played, "view.played")?;
+    let played = card_list(&view.played, "view.played", 2)?;
     DeclarerView::new(declarer, hand, talon, contract, leader, played).field(|| "view")
 }
 
@@ -142,5 +149,21 @@ mod tests {
         };
         let view = view_from_proto(Some(&wire)).unwrap();
         assert_eq!(view_from_proto(Some(&view_to_proto(&view))).unwrap(), view);
+    }
+
+    #[test]
+    fn card_lists_longer_than_a_trick_are_refused_before_reading() {
+        let wire = pb::DeclarerView {
+            declarer: pb::Seat::N as i32,
+            hand: "AQJ8.KT8.KJ.9".into(),
+            talon: vec!["D7".into(), "C8".into()],
+            contract: "6S".into(),
+            leader: pb::Seat::E as i32,
+            played: vec!["not a card".into(); 100_000],
+            ..Default::default()
+        };
+        let bad = view_from_proto(Some(&wire)).unwrap_err();
+        assert_eq!(bad.field, "view.played");
+        assert_eq!(bad.reason, "100000 cards, at most 2");
     }
 }

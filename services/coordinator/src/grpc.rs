@@ -13,6 +13,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
+use deckhand::batch_stream::{answer_channel, Held};
+use deckhand::budget::MemoryBudget;
+
 use crate::jobs::{prepare, Job, Jobs};
 use crate::scheduler::Scheduler;
 use crate::workers::Registry;
@@ -28,6 +31,9 @@ pub struct Coordinator {
     scheduler: Arc<Scheduler>,
     registry: Arc<Registry>,
     jobs: Arc<Jobs>,
+    /// Answers with a job's results (GetAnalysis, WatchAnalysis) and pages of
+    /// ListAnalyses hold their encoded size here until they are sent.
+    budget: MemoryBudget,
 }
 
 impl Coordinator {
@@ -35,11 +41,13 @@ impl Coordinator {
         scheduler: Arc<Scheduler>,
         registry: Arc<Registry>,
         jobs: Arc<Jobs>,
+        budget: MemoryBudget,
     ) -> Coordinator {
         Coordinator {
             scheduler,
             registry,
             jobs,
+            budget,
         }
     }
 
@@ -265,10 +273,10 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         request: Request<pb::WatchAnalysisRequest>,
     ) -> Result<Response<Self::WatchAnalysisStream>, Status> {
         let job = self.lookup(request.into_inner().job_id).await?;
-        let (tx, rx) = mpsc::channel(16);
+        let (tx, events) = answer_channel(16);
         let interval = self.scheduler.config.progress_interval;
-        tokio::spawn(watch(job, tx, interval));
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        tokio::spawn(watch(job, tx, interval, self.budget.clone()));
+        Ok(Response::new(Box::pin(events)))
     }
 
     async fn get_analysis(
@@ -276,7 +284,9 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         request: Request<pb::GetAnalysisRequest>,
     ) -> Result<Response<pb::Analysis>, Status> {
         let job = self.lookup(request.into_inner().job_id).await?;
-        Ok(Response::new(job.analysis(true)))
+        let analysis = job.analysis(true);
+        let reserved = self.budget.reserve_answer(analysis.encoded_len())?;
+        Ok(reserved.answer(analysis))
     }
 
     async fn list_analyses(
@@ -317,10 +327,11 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
         let mut bytes = 0;
         for job in &page {
             let analysis = job.analysis(false);
-            bytes += analysis.encoded_len() + 6;
-            if bytes > room && !analyses.is_empty() {
+            let len = analysis.encoded_len() + 6;
+            if bytes + len > room && !analyses.is_empty() {
                 break;
             }
+            bytes += len;
             analyses.push(analysis);
         }
         let next_page_token = match analyses.last() {
@@ -329,7 +340,8 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
             }
             _ => String::new(),
         };
-        Ok(Response::new(pb::ListAnalysesResponse {
+        let reserved = self.budget.reserve_answer(bytes)?;
+        Ok(reserved.answer(pb::ListAnalysesResponse {
             analyses,
             next_page_token,
         }))
@@ -361,31 +373,35 @@ impl Coordinator {
     }
 }
 
-/// Progress every `interval` until the job ends, then the final state and results.
+/// Progress every `interval` until the job ends, then the final state and
+/// results, which hold their memory in `budget` until they are sent.
 async fn watch(
     job: Arc<Job>,
-    tx: mpsc::Sender<Result<pb::WatchAnalysisResponse, Status>>,
+    tx: mpsc::Sender<Held<pb::WatchAnalysisResponse>>,
     interval: Duration,
+    budget: MemoryBudget,
 ) {
     use pb::watch_analysis_response::Event;
+    let progress = |job: &Job| (Ok(watch_event(Event::Progress(job.progress()))), None);
     let mut ended = job.subscribe();
     let mut tick = tokio::time::interval(interval);
     while !job.is_ended() {
         tokio::select! {
             _ = ended_signal(&mut ended) => break,
             _ = tick.tick() => {
-                if tx.send(Ok(watch_event(Event::Progress(job.progress())))).await.is_err() {
+                if tx.send(progress(&job)).await.is_err() {
                     return; // The watcher went away; the job goes on.
                 }
             }
         }
     }
-    let _ = tx
-        .send(Ok(watch_event(Event::Progress(job.progress()))))
-        .await;
-    let _ = tx
-        .send(Ok(watch_event(Event::Analysis(job.analysis(true)))))
-        .await;
+    let _ = tx.send(progress(&job)).await;
+    let last = watch_event(Event::Analysis(job.analysis(true)));
+    let last = match budget.reserve_answer(last.encoded_len()) {
+        Ok(reserved) => (Ok(last), Some(reserved.held())),
+        Err(busy) => (Err(busy), None),
+    };
+    let _ = tx.send(last).await;
 }
 
 /// Completes when the job has ended.

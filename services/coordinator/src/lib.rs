@@ -37,6 +37,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use deckhand::budget::MemoryBudget;
 use deckhand::server::{RunningServer, ServerConfig, Services};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -83,6 +84,9 @@ pub struct Config {
     pub jobs: JobsConfig,
     /// Largest gRPC message accepted or sent.
     pub max_message_bytes: usize,
+    /// The server's memory budget: answers carrying a job's results hold
+    /// their memory in it until they are sent.
+    pub memory_budget: MemoryBudget,
 }
 
 impl Config {
@@ -94,6 +98,7 @@ impl Config {
             data_dir: None,
             jobs: JobsConfig::default(),
             max_message_bytes: 64 << 20,
+            memory_budget: MemoryBudget::default(),
         }
     }
 }
@@ -139,7 +144,7 @@ impl CoordinatorHandle {
             interval,
         )));
         Ok(CoordinatorHandle {
-            service: Coordinator::new(scheduler, registry, jobs),
+            service: Coordinator::new(scheduler, registry, jobs, config.memory_budget),
             max_message_bytes: config.max_message_bytes,
             stop,
             tasks,

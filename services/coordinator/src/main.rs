@@ -131,6 +131,7 @@ async fn main() -> anyhow::Result<()> {
             max_stored_problems: args.max_stored_problems,
         },
         max_message_bytes: config.max_message_bytes,
+        memory_budget: config.memory_budget(),
     })?;
     coordinator.service().register_metrics();
     let services = coordinator.server();

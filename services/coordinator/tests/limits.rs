@@ -5,6 +5,7 @@
 //! process.
 
 use coordinator::{spawn, Config, RunningCoordinator};
+use deckhand::budget::MemoryBudget;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{RunningServer, ServerConfig, Services};
 use pb::coordinator_service_client::CoordinatorServiceClient;
@@ -269,5 +270,42 @@ async fn registered_workers_are_bounded() {
         .unwrap()
         .into_inner();
     assert_eq!(listed.workers.len(), 2);
+    running.shutdown().await.unwrap();
+}
+
+/// Answers carrying a job (GetAnalysis, ListAnalyses) hold their memory in
+/// the server's in-flight budget until sent; with no room they are refused.
+#[tokio::test]
+async fn job_answers_are_counted_in_the_in_flight_budget() {
+    let budget = MemoryBudget::new(1 << 20, 1 << 20, 16 << 20);
+    let mut config = Config::new(Vec::new());
+    config.memory_budget = budget.clone();
+    let (running, mut client) = start(config).await;
+    let id = client
+        .submit_analyses(submit(vec![on_lead("a", 10)]))
+        .await
+        .unwrap()
+        .into_inner()
+        .job_id;
+    let get = pb::GetAnalysisRequest { job_id: id };
+    client.get_analysis(get).await.unwrap();
+    assert_eq!(stored_jobs(&mut client).await, 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while budget.in_flight() > 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(budget.in_flight(), 0, "given back once sent");
+    let _taken = budget.take((1 << 20) - 16).unwrap();
+    let status = client.get_analysis(get).await.unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("--max-inflight-memory"),
+        "{status:?}"
+    );
+    let status = client
+        .list_analyses(pb::ListAnalysesRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     running.shutdown().await.unwrap();
 }

@@ -37,14 +37,20 @@ const DEAL_TABLE_BYTES: usize = 8 << 20;
 #[derive(Clone)]
 pub struct Worker {
     pool: Arc<SolverPool>,
+    /// Largest answer message: SolveLayouts messages are cut to fit it.
+    max_message_bytes: usize,
 }
 
 impl Worker {
     pub fn new(pool: Arc<SolverPool>) -> Worker {
-        Worker { pool }
+        Worker {
+            pool,
+            max_message_bytes: usize::MAX,
+        }
     }
 
-    pub fn into_server(self, max_message_bytes: usize) -> PreferansWorkerServiceServer<Worker> {
+    pub fn into_server(mut self, max_message_bytes: usize) -> PreferansWorkerServiceServer<Worker> {
+        self.max_message_bytes = max_message_bytes;
         PreferansWorkerServiceServer::new(self)
             .max_decoding_message_size(max_message_bytes)
             .max_encoding_message_size(max_message_bytes)
@@ -66,7 +72,8 @@ fn position(request: &pb::SolveDealRequest) -> Result<Position, Invalid> {
     }
     let declarer = seat(request.declarer, "declarer")?;
     let leader = seat(request.leader, "leader")?;
-    let played = card_list(&request.played, "played")?;
+    // At most two cards precede the player to move in a trick.
+    let played = card_list(&request.played, "played", 2)?;
     Position::new(parsed, contract.strain, declarer, leader, &played).field(|| "deal")
 }
 
@@ -126,11 +133,16 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         let view = Arc::new(view_from_proto(request.view.as_ref())?);
         let range = layout_range(request.start, request.end)?;
         tracing::info!(job_id, start = range.start, end = range.end, strain = %view.contract().strain, "solving layouts");
+        let openings = Arc::new(opening_names(&view));
+        // A message holds a byte per layout and opening; it must fit the
+        // message limit (the openings' names and framing take well under 1 KiB).
+        let fits = self.max_message_bytes.saturating_sub(1024) / openings.len().max(1);
         let chunk = match request.chunk_size {
             0 => DEFAULT_CHUNK,
             n => n.min(LAYOUT_COUNT),
-        };
-        let openings = Arc::new(opening_names(&view));
+        }
+        .min(u32::try_from(fits).unwrap_or(u32::MAX))
+        .max(1);
         let rx = layouts::solve(&self.pool, view, range, chunk, openings);
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }

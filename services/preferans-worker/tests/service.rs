@@ -18,8 +18,12 @@ use deckhand::testing::assert_invalid;
 type Client = PreferansWorkerServiceClient<Channel>;
 
 async fn start(threads: usize) -> (RunningServer, Client) {
+    start_with_limit(threads, 16 << 20).await
+}
+
+async fn start_with_limit(threads: usize, max_message_bytes: usize) -> (RunningServer, Client) {
     let config = ServerConfig::loopback();
-    let service = Worker::new(SolverPool::new(threads, 4 << 20)).into_server(16 << 20);
+    let service = Worker::new(SolverPool::new(threads, 4 << 20)).into_server(max_message_bytes);
     let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
     let server = spawn(config, Services::new(Routes::new(service), &[name]))
         .await
@@ -323,5 +327,38 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
     short.hand = "AQJ8.KT8.KJ.".into();
     let r = client.solve_layouts(layouts(short, 0, 10)).await;
     assert_invalid(r, &["view", "9 cards"]);
+    server.shutdown().await.unwrap();
+}
+
+/// SolveLayouts messages are cut to fit the message limit whatever chunk
+/// size is asked for (one byte per layout and opening), and a list of cards
+/// longer than a trick is refused before it is read.
+#[tokio::test]
+async fn answers_fit_the_message_limit_and_card_lists_are_bounded() {
+    const LIMIT: usize = 2048;
+    let (server, mut client) = start_with_limit(2, LIMIT).await;
+    let request = pb::SolveLayoutsRequest {
+        view: Some(view("#A*8*7.AKT.KJ.A987", "6C", pb::Seat::N)),
+        start: 0,
+        end: 3000,
+        chunk_size: 184_756,
+    };
+    let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
+    let mut layouts = 0;
+    while let Some(m) = stream.message().await.unwrap() {
+        let bytes = m.start.to_le_bytes().len() + m.openings[0].len() + m.tricks.len();
+        assert!(bytes + 16 <= LIMIT, "{} layouts in one message", m.count);
+        layouts += m.count;
+    }
+    assert_eq!(layouts, 3000);
+    let mut request = deal(
+        "A98.AT98..T87 QT7.KQJ.A.KQJ KJ.7.KQJT9.A9",
+        "6S",
+        pb::Seat::E,
+        pb::Seat::W,
+    );
+    request.played = vec!["SA".into(); 100];
+    let r = client.solve_deal(request).await;
+    assert_invalid(r, &["played: 100 cards, at most 2"]);
     server.shutdown().await.unwrap();
 }
