@@ -8,7 +8,7 @@
 # coverage instrumentation, which RUSTC_BOOTSTRAP=1 lets stable accept.
 # Installs the pinned cargo-fuzz when it is missing or another version.
 # FUZZ_SANITIZER=address adds AddressSanitizer and leak checks (the runtime
-# ships with stable; the default, none, builds in half the CPU time).
+# ships with stable; the default, none, builds with about 40% less CPU).
 # FUZZ_FEATURES= (empty) builds only the text-parser targets, without the
 # service stack (much faster); the default, "requests", builds them all.
 # Fails if any target fails; its input is in fuzz/artifacts/<target>/: turn
