@@ -19,6 +19,11 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 
+# libfuzzer-sys compiles libFuzzer from its C++ source.
+if ! command -v c++ >/dev/null; then
+    echo "fuzz/run.sh needs a C++ compiler (Debian: apt-get install g++)" >&2
+    exit 1
+fi
 cargo_fuzz_version=0.13.2
 if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]; then
     cargo install cargo-fuzz --version "$cargo_fuzz_version" --locked
