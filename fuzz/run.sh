@@ -8,7 +8,7 @@
 # coverage instrumentation, which RUSTC_BOOTSTRAP=1 lets stable accept.
 # Installs the pinned cargo-fuzz when it is missing or another version.
 # FUZZ_SANITIZER=address adds AddressSanitizer and leak checks (the runtime
-# ships with stable; the default, none, builds in half the CPU time).
+# ships with stable; the default, none, builds with about 40% less CPU).
 # FUZZ_FEATURES= (empty) builds only the text-parser targets, without the
 # service stack (much faster); the default, "requests", builds them all.
 # Fails if any target fails; its input is in fuzz/artifacts/<target>/: turn
@@ -19,6 +19,11 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 
+# libfuzzer-sys compiles libFuzzer from its C++ source.
+if ! command -v c++ >/dev/null; then
+    echo "fuzz/run.sh needs a C++ compiler (Debian: apt-get install g++)" >&2
+    exit 1
+fi
 cargo_fuzz_version=0.13.2
 if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]; then
     cargo install cargo-fuzz --version "$cargo_fuzz_version" --locked
