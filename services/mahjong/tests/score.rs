@@ -1,32 +1,12 @@
 //! End-to-end tests of the `Score` RPC: the real server on an ephemeral
 //! loopback port, called with the generated client.
 
+mod common;
+
+use common::{start, POOL_BATCH};
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand::testing::assert_invalid;
-use mahjong::grpc::{Mahjong, MahjongServiceServer, DEFAULT_MAX_BATCH};
-use pb::mahjong_service_client::MahjongServiceClient;
-use tonic::server::NamedService;
-use tonic::service::Routes;
-use tonic::transport::Channel;
-
-/// Batches above this run on the CPU pool.
-const POOL_BATCH: usize = deckhand::pool::INLINE_COST.0;
-const SERVICE: &str = <MahjongServiceServer<Mahjong> as NamedService>::NAME;
-
-async fn start() -> (RunningServer, MahjongServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = Mahjong::default().into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = MahjongServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects")
-        .max_decoding_message_size(64 << 20)
-        .max_encoding_message_size(64 << 20);
-    (server, client)
-}
+use mahjong::grpc::DEFAULT_MAX_BATCH;
 
 fn situation(hand: &str, win: &str) -> pb::WinSituation {
     pb::WinSituation {

@@ -1,33 +1,12 @@
 //! End-to-end tests of the mahjong gRPC service: the real server on an
 //! ephemeral loopback port, called with the generated client.
 
+mod common;
+
+use common::{start, start_with, POOL_BATCH, SERVICE};
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
 use deckhand::testing::{assert_invalid, assert_invalid_items};
-use mahjong::grpc::{Mahjong, MahjongServiceServer, DEFAULT_MAX_BATCH};
-
-/// Batches above this many hands run on the CPU pool.
-const BLOCKING_BATCH: usize = deckhand::pool::INLINE_COST.0;
-use pb::mahjong_service_client::MahjongServiceClient;
-use tonic::server::NamedService;
-use tonic::service::Routes;
-use tonic::transport::Channel;
-
-const SERVICE: &str = <MahjongServiceServer<Mahjong> as NamedService>::NAME;
-
-async fn start() -> (RunningServer, MahjongServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = Mahjong::default().into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = MahjongServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects")
-        .max_decoding_message_size(64 << 20)
-        .max_encoding_message_size(64 << 20);
-    (server, client)
-}
+use mahjong::grpc::{Mahjong, DEFAULT_MAX_BATCH};
 
 fn text(tiles: &str) -> pb::Hand {
     pb::Hand {
@@ -325,7 +304,7 @@ async fn counts_form_matches_text_form() {
 #[tokio::test]
 async fn big_batches_keep_request_order() {
     let (server, mut client) = start().await;
-    let n = BLOCKING_BATCH * 3 + 7;
+    let n = POOL_BATCH * 3 + 7;
     let hands: Vec<pb::Hand> = (0..n)
         .map(|i| {
             if i % 3 == 0 {
@@ -352,7 +331,7 @@ async fn big_batches_keep_request_order() {
             hands[1..3]
                 .iter()
                 .cycle()
-                .take(2 * BLOCKING_BATCH)
+                .take(2 * POOL_BATCH)
                 .cloned()
                 .collect(),
         ))
@@ -360,13 +339,13 @@ async fn big_batches_keep_request_order() {
         .unwrap()
         .into_inner()
         .results;
-    assert_eq!(results.len(), 2 * BLOCKING_BATCH);
+    assert_eq!(results.len(), 2 * POOL_BATCH);
     for (i, r) in results.iter().enumerate() {
         assert_eq!(r.waits.len(), if i % 2 == 0 { 2 } else { 9 }, "hands[{i}]");
     }
 
     // An error deep in a big batch names the right hand.
-    let mut bad = vec![text("123m456p789s1122z"); BLOCKING_BATCH * 2];
+    let mut bad = vec![text("123m456p789s1122z"); POOL_BATCH * 2];
     bad[1500] = text("123m456p789s1122q");
     let r = client.shanten(shanten(bad)).await;
     assert_invalid(r, &["hands[1500]", "unknown tile text", "q"]);
@@ -476,14 +455,7 @@ async fn every_bad_hand_of_a_batch_is_named() {
 
 #[tokio::test]
 async fn a_smaller_batch_limit_is_enforced() {
-    let config = ServerConfig::loopback();
-    let service = Mahjong::new(2).into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .unwrap();
-    let mut client = MahjongServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .unwrap();
+    let (server, mut client) = start_with(Mahjong::new(2)).await;
     let two = vec![text("1m"), text("2m")];
     let r = client.waits(waits(two.clone())).await.unwrap().into_inner();
     assert_eq!(r.results.len(), 2);

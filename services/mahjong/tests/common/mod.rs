@@ -1,0 +1,34 @@
+//! Setup shared by the mahjong service's end-to-end tests: the real server on
+//! an ephemeral loopback port and a generated client for it.
+
+use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use mahjong::grpc::{Mahjong, MahjongServiceServer};
+use tonic::server::NamedService;
+use tonic::service::Routes;
+use tonic::transport::Channel;
+
+pub use deckhand::proto::mahjong::v1::mahjong_service_client::MahjongServiceClient;
+
+/// Batches above this many hands run on the CPU pool.
+pub const POOL_BATCH: usize = deckhand::pool::INLINE_COST.0;
+pub const SERVICE: &str = <MahjongServiceServer<Mahjong> as NamedService>::NAME;
+
+/// The default service.
+pub async fn start() -> (RunningServer, MahjongServiceClient<Channel>) {
+    start_with(Mahjong::default()).await
+}
+
+/// `service` served on loopback, with a client that takes messages up to 64 MiB.
+pub async fn start_with(service: Mahjong) -> (RunningServer, MahjongServiceClient<Channel>) {
+    let config = ServerConfig::loopback();
+    let service = service.into_server(config.max_message_bytes);
+    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
+        .await
+        .expect("server starts");
+    let client = MahjongServiceClient::connect(format!("http://{}", server.addr))
+        .await
+        .expect("client connects")
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(64 << 20);
+    (server, client)
+}
