@@ -12,6 +12,9 @@ use serde_json::Value;
 use tonic::server::NamedService;
 use tonic::service::Routes;
 
+const WORKER: &str =
+    <preferans_worker::grpc::PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
+
 /// (view, contract, lead, layouts) of the problems in `problems.jsonl`.
 const PROBLEMS: [(&str, &str, &str, std::ops::Range<u32>); 2] = [
     ("A*8*7.AKT.KJ.A987", "6C", "W", 0..3000),
@@ -98,7 +101,7 @@ fn batch_commands_against_a_coordinator() {
         let worker = Worker::new(SolverPool::new(1, 16 << 20)).into_server(64 << 20);
         let worker = spawn(
             ServerConfig::loopback(),
-            Services::new(Routes::new(worker), &[names_of_worker()]),
+            Services::new(Routes::new(worker), &[WORKER]),
         )
         .await
         .unwrap();
@@ -226,10 +229,6 @@ fn batch_commands_against_a_coordinator() {
         coordinator.shutdown().await.unwrap();
         worker.shutdown().await.unwrap();
     });
-}
-
-fn names_of_worker() -> &'static str {
-    <preferans_worker::grpc::PreferansWorkerServiceServer<Worker> as NamedService>::NAME
 }
 
 #[test]
