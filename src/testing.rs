@@ -144,3 +144,32 @@ pub async fn wait_until_worker_idle(addr: &str) -> crate::proto::preferans::v1::
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// Polls the coordinator's `ListWorkers` until `done` holds for the list and
+/// returns that list; panics after `within`, naming `what` and the last list.
+pub async fn wait_for_workers(
+    client: &mut crate::proto::preferans::v1::coordinator_service_client::CoordinatorServiceClient<
+        tonic::transport::Channel,
+    >,
+    within: std::time::Duration,
+    what: &str,
+    done: impl Fn(&[crate::proto::preferans::v1::WorkerInfo]) -> bool,
+) -> Vec<crate::proto::preferans::v1::WorkerInfo> {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let workers = client
+            .list_workers(crate::proto::preferans::v1::ListWorkersRequest {})
+            .await
+            .unwrap()
+            .into_inner()
+            .workers;
+        if done(&workers) {
+            return workers;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {workers:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

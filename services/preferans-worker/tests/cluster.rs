@@ -194,23 +194,13 @@ async fn a_worker_killed_mid_job_loses_nothing_and_rejoins() {
     // The worker comes back on its address and rejoins.
     workers[0] = WorkerProcess::start(&victim);
     wait_until_serving(&victim).await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let list = client
-            .list_workers(pb::ListWorkersRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .workers;
-        if state(&list, &victim) == Some(pb::WorkerState::Idle as i32) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the worker did not rejoin: {list:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    deckhand::testing::wait_for_workers(
+        &mut client,
+        Duration::from_secs(20),
+        "the worker to rejoin",
+        |list| state(list, &victim) == Some(pb::WorkerState::Idle as i32),
+    )
+    .await;
     // And gets work again: a second job spreads over both workers (many chunks,
     // so the warm worker cannot finish them all before the restarted one leases).
     let mut shares = Vec::new();

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use coordinator::scheduler::SchedulerConfig;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::testing::wait_for_workers;
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
@@ -63,23 +64,6 @@ async fn workers(client: &mut CoordinatorServiceClient<Channel>) -> Vec<pb::Work
         .workers
 }
 
-/// Polls ListWorkers until `done` holds (or panics after `within`).
-async fn wait_until(
-    client: &mut CoordinatorServiceClient<Channel>,
-    within: Duration,
-    what: &str,
-    done: impl Fn(&[pb::WorkerInfo]) -> bool,
-) {
-    let deadline = Instant::now() + within;
-    loop {
-        if done(&workers(client).await) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn first_20000(client: &mut CoordinatorServiceClient<Channel>) -> Vec<u32> {
     let request = pb::AnalyzeAllFoeRequest {
         view: Some(pb::DeclarerView {
@@ -114,7 +98,7 @@ async fn a_registered_worker_gets_work_and_is_forgotten_when_its_heartbeats_stop
     };
     let answer = client.heartbeat(beat.clone()).await.unwrap().into_inner();
     assert_eq!(answer.heartbeat_timeout_seconds, 1.0);
-    wait_until(&mut client, Duration::from_secs(10), "the worker up", |w| {
+    wait_for_workers(&mut client, Duration::from_secs(10), "the worker up", |w| {
         w.len() == 1 && w[0].state == pb::WorkerState::Idle as i32
     })
     .await;
@@ -136,7 +120,7 @@ async fn a_registered_worker_gets_work_and_is_forgotten_when_its_heartbeats_stop
     // No more heartbeats: forgotten after the timeout (1 s; checked once a second).
     heartbeats.abort();
     let stopped = Instant::now();
-    wait_until(
+    wait_for_workers(
         &mut client,
         Duration::from_secs(5),
         "the worker forgotten",
@@ -188,7 +172,7 @@ async fn a_worker_process_registers_itself_and_leaves_on_sigterm() {
         .stderr(Stdio::null())
         .spawn()
         .expect("worker process starts");
-    wait_until(
+    wait_for_workers(
         &mut client,
         Duration::from_secs(20),
         "the worker registered",
@@ -203,7 +187,7 @@ async fn a_worker_process_registers_itself_and_leaves_on_sigterm() {
         .unwrap();
     assert!(term.success());
     // It says it drains, the coordinator lets it go at once, and it exits cleanly.
-    wait_until(
+    wait_for_workers(
         &mut client,
         Duration::from_secs(10),
         "the worker gone",

@@ -417,24 +417,17 @@ async fn analyze(
 
 /// Waits until ListWorkers shows the worker down with a reason containing `words`.
 async fn wait_down(client: &mut CoordinatorServiceClient<tonic::transport::Channel>, words: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let workers = client
-            .list_workers(pb::ListWorkersRequest {})
-            .await
-            .unwrap()
-            .into_inner()
-            .workers;
-        let info = &workers[0];
-        if info.state() == pb::WorkerState::Down && info.down_reason.contains(words) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "worker never shown down: {info:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    deckhand::testing::wait_for_workers(
+        client,
+        Duration::from_secs(10),
+        "the worker shown down",
+        |workers| {
+            workers.first().is_some_and(|info| {
+                info.state() == pb::WorkerState::Down && info.down_reason.contains(words)
+            })
+        },
+    )
+    .await;
 }
 
 #[tokio::test]
