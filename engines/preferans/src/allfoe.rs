@@ -2,13 +2,14 @@
 
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 use super::cards::Card;
 use super::contract::Contract;
 use super::layouts::{layouts, LAYOUT_COUNT};
 use super::search::RawPosition;
 use super::solver::Solver;
-use super::tt::DEFAULT_TT_BYTES;
+use super::tt::{Table, DEFAULT_TT_BYTES};
 use super::view::{DeclarerView, ViewError};
 
 /// Declarer tricks (0..=10) per candidate opening, in the order of
@@ -201,9 +202,16 @@ pub fn solve_layouts(
     Ok(done)
 }
 
-/// Solves `range` on `threads` threads (contiguous sub-ranges, one [`Solver`] with a
-/// default-size table each) and aggregates. `progress` receives the running total of
-/// layouts solved, every 256 layouts per thread and at the end.
+/// Layouts a thread takes at a time. Neighbouring layouts share many positions, so
+/// the threads work on neighbouring blocks and share one table; a block is long
+/// enough that the shared counter is touched rarely.
+const BLOCK: u32 = 64;
+
+/// Solves `range` on `threads` threads and aggregates. The threads share one table of
+/// the default size and take blocks of neighbouring layouts in index order, so each
+/// finds in the table what the others just stored (as one thread would). `progress`
+/// receives the running total of layouts solved, every 256 layouts per thread and at
+/// the end.
 pub fn solve_all_foe(
     view: &DeclarerView,
     range: Range<u32>,
@@ -213,7 +221,7 @@ pub fn solve_all_foe(
     solve_all_foe_with(view, range, threads, DEFAULT_TT_BYTES, progress)
 }
 
-/// [`solve_all_foe`] with an explicit table size per thread.
+/// [`solve_all_foe`] with an explicit size of the shared table.
 pub fn solve_all_foe_with(
     view: &DeclarerView,
     range: Range<u32>,
@@ -227,29 +235,34 @@ pub fn solve_all_foe_with(
             end: range.end,
         });
     }
-    let threads = threads.clamp(1, 64) as u32;
-    let len = range.end - range.start;
-    let chunk = len.div_ceil(threads).max(1);
+    let threads = threads.clamp(1, 64);
+    let table = Arc::new(Table::new(tt_bytes));
+    let next_block = AtomicU32::new(range.start);
     let total = AtomicU32::new(0);
     let results: Vec<Result<Analysis, ViewError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let start = (range.start + t * chunk).min(range.end);
-                let end = (start + chunk).min(range.end);
-                let (total, progress) = (&total, &progress);
+            .map(|_| {
+                let (table, next_block, total, progress) = (&table, &next_block, &total, &progress);
                 scope.spawn(move || {
-                    let mut solver = Solver::new(tt_bytes);
+                    let mut solver = Solver::with_table(table.clone());
                     let mut analysis = Analysis::new(view);
                     let mut pending = 0;
-                    solve_layouts(&mut solver, view, start..end, |r| {
-                        analysis.add(&r);
-                        pending += 1;
-                        if pending == 256 {
-                            progress(total.fetch_add(pending, Ordering::Relaxed) + pending);
-                            pending = 0;
+                    loop {
+                        let start = next_block.fetch_add(BLOCK, Ordering::Relaxed);
+                        if start >= range.end {
+                            break;
                         }
-                        ControlFlow::Continue(())
-                    })?;
+                        let end = (start + BLOCK).min(range.end);
+                        solve_layouts(&mut solver, view, start..end, |r| {
+                            analysis.add(&r);
+                            pending += 1;
+                            if pending == 256 {
+                                progress(total.fetch_add(pending, Ordering::Relaxed) + pending);
+                                pending = 0;
+                            }
+                            ControlFlow::Continue(())
+                        })?;
+                    }
                     if pending > 0 {
                         progress(total.fetch_add(pending, Ordering::Relaxed) + pending);
                     }

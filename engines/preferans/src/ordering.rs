@@ -205,7 +205,7 @@ mod tests {
     use super::super::history::History;
     use super::super::rules;
     use super::super::search::{RawPosition, Search};
-    use super::super::tt::{Table, NO_MOVE};
+    use super::super::tt::{Table, TableHandle, NO_MOVE};
 
     /// A random position: `n` cards each from a shuffled 32-card deck, the first
     /// `ply` seats of the trick having played a legal card (the rest keep `n`).
@@ -251,7 +251,7 @@ mod tests {
             let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
             let misere = strain == 5;
             let (hands, table) = position(&deck, n, ply, leader, trumps);
-            let mut tt = Table::new(1 << 16);
+            let mut tt = TableHandle::new(std::sync::Arc::new(Table::new(1 << 16)));
             // A non-empty history, so its bonus takes part in the ordering.
             let mut history = History::default();
             let mut s = history_seed;

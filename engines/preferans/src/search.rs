@@ -7,7 +7,7 @@
 use super::history::History;
 use super::quick;
 use super::rules::{self, trick_winner};
-use super::tt::{self, Table, NO_MOVE};
+use super::tt::{self, TableHandle, NO_MOVE};
 
 /// Internal description of a position to search (no validation: callers guarantee it).
 #[derive(Clone, Copy)]
@@ -21,7 +21,7 @@ pub(crate) struct RawPosition<'a> {
 
 /// Mutable search state for one solve; seats are indices 0..3 (N, E, W).
 pub(crate) struct Search<'t> {
-    pub(super) tt: &'t mut Table,
+    pub(super) tt: &'t mut TableHandle,
     pub(super) history: &'t mut History,
     pub(super) hands: [u32; 3],
     /// Cards in hands plus cards on the table in the current trick.
@@ -39,7 +39,7 @@ pub(crate) struct Search<'t> {
 
 impl<'t> Search<'t> {
     pub fn new(
-        tt: &'t mut Table,
+        tt: &'t mut TableHandle,
         history: &'t mut History,
         raw: RawPosition<'_>,
         trumps: u32,

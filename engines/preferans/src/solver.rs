@@ -7,7 +7,9 @@ use super::history::History;
 use super::position::{trump_mask, Position};
 use super::rules;
 use super::search::{RawPosition, Search};
-use super::tt::{Table, DEFAULT_TT_BYTES};
+use std::sync::Arc;
+
+use super::tt::{Table, TableHandle, DEFAULT_TT_BYTES};
 
 /// Counters of a solver since creation (table fill since the last clear).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -28,7 +30,7 @@ pub struct SolverStats {
 
 /// Double-dummy solver with a persistent transposition table.
 pub struct Solver {
-    tt: Table,
+    tt: TableHandle,
     history: History,
     strain: Option<Strain>,
     nodes: u64,
@@ -46,8 +48,13 @@ impl Solver {
     /// A solver whose transposition table uses about `tt_bytes` bytes (rounded down to a
     /// power of two number of 64-byte buckets, at least one).
     pub fn new(tt_bytes: usize) -> Solver {
+        Solver::with_table(Arc::new(Table::new(tt_bytes)))
+    }
+
+    /// A solver using `table`, which other solvers of the same strain may share.
+    pub(crate) fn with_table(table: Arc<Table>) -> Solver {
         Solver {
-            tt: Table::new(tt_bytes),
+            tt: TableHandle::new(table),
             history: History::default(),
             strain: None,
             nodes: 0,
@@ -60,7 +67,7 @@ impl Solver {
     pub fn prepare(&mut self, strain: Strain) {
         if self.strain != Some(strain) {
             if self.strain.is_some() {
-                self.tt.clear();
+                self.tt.table().clear();
                 self.history.clear();
             }
             self.strain = Some(strain);
@@ -74,7 +81,7 @@ impl Solver {
 
     /// Empties the table.
     pub fn clear(&mut self) {
-        self.tt.clear();
+        self.tt.table().clear();
         self.history.clear();
         self.strain = None;
     }
@@ -86,8 +93,8 @@ impl Solver {
             tt_probes: self.tt.probes,
             tt_hits: self.tt.hits,
             tt_stores: self.tt.stores,
-            tt_used: self.tt.used,
-            tt_capacity: self.tt.capacity(),
+            tt_used: self.tt.table().used(),
+            tt_capacity: self.tt.table().capacity(),
             solves: self.solves,
         }
     }
@@ -169,7 +176,7 @@ impl Solver {
 }
 
 fn make_search<'t>(
-    tt: &'t mut Table,
+    tt: &'t mut TableHandle,
     history: &'t mut History,
     strain: Strain,
     raw: RawPosition<'_>,

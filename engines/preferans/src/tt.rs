@@ -3,14 +3,31 @@
 //! The key is the 4 x 16-bit per-suit code (see [`key`]); the declarer's seat relative
 //! to the leader is stored beside it and checked on probe. An entry holds a lower and an
 //! upper bound on the declarer's tricks in the remaining tricks, plus the best lead seen.
+//!
+//! One table may be shared by the threads of an analysis: every slot is two atomic
+//! words, the data and the key XOR the data, so a slot torn by two writers fails the
+//! key check and reads as a miss (lockless hashing). Each thread reaches the table
+//! through its own [`TableHandle`], which keeps its counters.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Default table size in bytes.
 pub const DEFAULT_TT_BYTES: usize = 64 << 20;
 
+/// A slot: `data` packs the fields below, `check` is the key XOR `data`.
 #[repr(C)]
-#[derive(Clone, Copy, Default, Debug)]
-struct Entry {
-    key: u64,
+#[derive(Default, Debug)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+
+/// The fields of a slot's data word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Data {
     /// Lower / upper bound of the declarer's tricks in the remaining tricks.
     lo: u8,
     hi: u8,
@@ -21,16 +38,42 @@ struct Entry {
     /// Best lead found (card id), or `NO_MOVE`.
     best: u8,
     generation: u8,
-    _pad: [u8; 2],
 }
 
-const _: () = assert!(std::mem::size_of::<Entry>() == 16);
+impl Data {
+    #[inline]
+    fn pack(self) -> u64 {
+        u64::from_le_bytes([
+            self.lo,
+            self.hi,
+            self.declarer_rel,
+            self.tricks,
+            self.best,
+            self.generation,
+            0,
+            0,
+        ])
+    }
+
+    #[inline]
+    fn unpack(word: u64) -> Data {
+        let b = word.to_le_bytes();
+        Data {
+            lo: b[0],
+            hi: b[1],
+            declarer_rel: b[2],
+            tricks: b[3],
+            best: b[4],
+            generation: b[5],
+        }
+    }
+}
 
 const WAYS: usize = 4;
 
 #[repr(C, align(64))]
-#[derive(Clone, Copy, Default)]
-struct Bucket([Entry; WAYS]);
+#[derive(Default)]
+struct Bucket([Slot; WAYS]);
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
@@ -44,14 +87,13 @@ pub(crate) struct Probe {
     pub best: u8,
 }
 
+/// The table itself, shareable between threads.
 pub(crate) struct Table {
     buckets: Vec<Bucket>,
     mask: usize,
-    generation: u8,
-    pub used: usize,
-    pub probes: u64,
-    pub hits: u64,
-    pub stores: u64,
+    /// Search generation, advanced by every solve of every thread.
+    generation: AtomicU8,
+    used: AtomicUsize,
 }
 
 impl Table {
@@ -62,11 +104,8 @@ impl Table {
         Table {
             buckets: allocate(count),
             mask: count - 1,
-            generation: 0,
-            used: 0,
-            probes: 0,
-            hits: 0,
-            stores: 0,
+            generation: AtomicU8::new(0),
+            used: AtomicUsize::new(0),
         }
     }
 
@@ -74,15 +113,19 @@ impl Table {
         self.buckets.len() * WAYS
     }
 
-    pub fn clear(&mut self) {
-        self.buckets.fill(Bucket::default());
-        self.used = 0;
-        self.generation = 0;
+    /// Occupied slots.
+    pub fn used(&self) -> usize {
+        self.used.load(Relaxed)
     }
 
-    /// Starts a new search generation (entries of older ones are replaced first).
-    pub fn next_generation(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
+    /// Empties every slot. Meant for a table no other thread is using.
+    pub fn clear(&self) {
+        for slot in self.buckets.iter().flat_map(|b| &b.0) {
+            slot.data.store(0, Relaxed);
+            slot.check.store(0, Relaxed);
+        }
+        self.used.store(0, Relaxed);
+        self.generation.store(0, Relaxed);
     }
 
     /// Bucket index from the high bits of a multiplicative hash (the low bits of a
@@ -93,6 +136,36 @@ impl Table {
         let h = h ^ (h >> 32);
         (h.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 32) as usize & self.mask
     }
+}
+
+/// One thread's access to a table: its counters and current generation.
+pub(crate) struct TableHandle {
+    table: Arc<Table>,
+    generation: u8,
+    pub probes: u64,
+    pub hits: u64,
+    pub stores: u64,
+}
+
+impl TableHandle {
+    pub fn new(table: Arc<Table>) -> TableHandle {
+        TableHandle {
+            table,
+            generation: 0,
+            probes: 0,
+            hits: 0,
+            stores: 0,
+        }
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// Starts a new search generation (entries of older ones are replaced first).
+    pub fn next_generation(&mut self) {
+        self.generation = self.table.generation.fetch_add(1, Relaxed).wrapping_add(1);
+    }
 
     /// Starts loading the bucket of a position that is about to be probed.
     #[inline]
@@ -100,9 +173,10 @@ impl Table {
         #[cfg(target_arch = "x86_64")]
         {
             let ptr = self
+                .table
                 .buckets
                 .as_ptr()
-                .wrapping_add(self.index(key, declarer_rel));
+                .wrapping_add(self.table.index(key, declarer_rel));
             // SAFETY: prefetching is a hint; it never faults, even on a bad address.
             #[allow(unused_unsafe)]
             unsafe {
@@ -116,15 +190,19 @@ impl Table {
     #[inline]
     pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
         self.probes += 1;
-        let idx = self.index(key, declarer_rel);
-        let bucket = &self.buckets[idx];
-        for e in &bucket.0 {
-            if e.key == key && e.declarer_rel == declarer_rel && e.tricks != 0 {
+        let bucket = &self.table.buckets[self.table.index(key, declarer_rel)];
+        for slot in &bucket.0 {
+            let word = slot.data.load(Relaxed);
+            if slot.check.load(Relaxed) ^ word != key {
+                continue;
+            }
+            let d = Data::unpack(word);
+            if d.declarer_rel == declarer_rel && d.tricks != 0 {
                 self.hits += 1;
                 return Some(Probe {
-                    lo: e.lo,
-                    hi: e.hi,
-                    best: e.best,
+                    lo: d.lo,
+                    hi: d.hi,
+                    best: d.best,
                 });
             }
         }
@@ -135,48 +213,62 @@ impl Table {
     #[inline]
     pub fn store(&mut self, key: u64, declarer_rel: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
         self.stores += 1;
-        let idx = self.index(key, declarer_rel);
+        let table = &*self.table;
         let generation = self.generation;
-        let bucket = &mut self.buckets[idx].0;
+        let bucket = &table.buckets[table.index(key, declarer_rel)].0;
         let mut victim = 0;
         let mut victim_score = i32::MAX;
-        for (i, e) in bucket.iter_mut().enumerate() {
-            if e.tricks != 0 && e.key == key && e.declarer_rel == declarer_rel {
-                e.lo = e.lo.max(lo);
-                e.hi = e.hi.min(hi);
-                if best != NO_MOVE {
-                    e.best = best;
-                }
-                e.generation = generation;
+        for (i, slot) in bucket.iter().enumerate() {
+            let word = slot.data.load(Relaxed);
+            let d = Data::unpack(word);
+            if d.tricks != 0
+                && slot.check.load(Relaxed) ^ word == key
+                && d.declarer_rel == declarer_rel
+            {
+                let merged = Data {
+                    lo: d.lo.max(lo),
+                    hi: d.hi.min(hi),
+                    best: if best != NO_MOVE { best } else { d.best },
+                    generation,
+                    ..d
+                };
+                write(slot, key, merged);
                 return;
             }
             // Prefer empty slots, then stale generations, then the shallowest entry.
-            let score = if e.tricks == 0 {
+            let score = if d.tricks == 0 {
                 -1000
             } else {
-                let age = i32::from(generation.wrapping_sub(e.generation).min(15));
-                i32::from(e.tricks) * 2 - age * 4
+                let age = i32::from(generation.wrapping_sub(d.generation).min(15));
+                i32::from(d.tricks) * 2 - age * 4
             };
             if score < victim_score {
                 victim_score = score;
                 victim = i;
             }
         }
-        let e = &mut bucket[victim];
-        if e.tricks == 0 {
-            self.used += 1;
+        let slot = &bucket[victim];
+        if Data::unpack(slot.data.load(Relaxed)).tricks == 0 {
+            table.used.fetch_add(1, Relaxed);
         }
-        *e = Entry {
-            key,
+        let data = Data {
             lo,
             hi,
             declarer_rel,
             tricks,
             best,
             generation,
-            _pad: [0; 2],
         };
+        write(slot, key, data);
     }
+}
+
+/// Writes a slot; a reader that sees one word old and one new fails the key check.
+#[inline]
+fn write(slot: &Slot, key: u64, data: Data) {
+    let word = data.pack();
+    slot.data.store(word, Relaxed);
+    slot.check.store(key ^ word, Relaxed);
 }
 
 /// A zeroed bucket array (all slots empty). On Linux the memory is advised to use
@@ -189,7 +281,7 @@ fn allocate(count: usize) -> Vec<Bucket> {
     let layout = std::alloc::Layout::array::<Bucket>(count).expect("table size fits memory");
     // SAFETY: the layout is non-zero (count >= 1) and is Vec<Bucket>'s layout for this
     // capacity; every byte is zeroed before the Vec exists, and an all-zero Bucket is
-    // `Bucket::default()` (plain integers, empty slots).
+    // `Bucket::default()` (atomic integers, all zero: empty slots).
     unsafe {
         let ptr = std::alloc::alloc(layout).cast::<Bucket>();
         if ptr.is_null() {
@@ -293,15 +385,19 @@ mod tests {
 
     #[test]
     fn new_table_is_empty_and_stores() {
-        let mut t = Table::new(1 << 20);
-        assert!(t.buckets.iter().all(|b| b.0.iter().all(|e| e.tricks == 0)));
+        let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
+        assert!(t
+            .table()
+            .buckets
+            .iter()
+            .all(|b| b.0.iter().all(|s| s.data.load(Relaxed) == 0)));
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         assert!(t.probe(key, 1).is_none());
         t.store(key, 1, 3, 1, 2, 5);
         let p = t.probe(key, 1).unwrap();
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
         assert!(t.probe(key, 2).is_none());
-        assert_eq!(t.used, 1);
+        assert_eq!(t.table().used(), 1);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `deckhand bench cluster [--problem NAME]`: what the cluster costs and what it buys.
 //!
-//! 1. The in-process solve (one table per thread) on 1 and 2 threads: the baseline.
+//! 1. The in-process solve (threads sharing one table) on 1 and 2 threads: the baseline.
 //! 2. The same analysis through a coordinator on 1 and on 2 worker processes
 //!    (one solver thread each): layouts/s, the 2:1 ratio, and the overhead
 //!    against the baseline on as many threads.
