@@ -3,6 +3,7 @@
 //! answer that arrives twice is counted once). A chunk whose layouts are all
 //! in leaves memory for the store; the problem's result is summed from there.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -21,6 +22,36 @@ struct Chunk {
     solved: Vec<bool>,
     /// Committed to the store.
     stored: bool,
+}
+
+impl Chunk {
+    fn is_waiting(&self) -> bool {
+        self.missing > 0 && self.holders.is_empty()
+    }
+}
+
+/// A waiting chunk for a worker with no run to continue: in the longest run of waiting
+/// chunks, its first chunk, or its middle when the chunk before the run is held (that
+/// worker continues into the run), so that workers split the layouts into long runs.
+fn pick_waiting(chunks: &[Chunk]) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while i < chunks.len() {
+        if !chunks[i].is_waiting() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chunks.len() && chunks[i].is_waiting() {
+            i += 1;
+        }
+        if best.is_none_or(|(_, len)| i - start > len) {
+            best = Some((start, i - start));
+        }
+    }
+    let (start, len) = best?;
+    let continued = start > 0 && !chunks[start - 1].holders.is_empty();
+    Some(if continued { start + len / 2 } else { start })
 }
 
 /// What an answer did to its chunk.
@@ -46,6 +77,8 @@ pub struct Problem {
     pub chunk_size: u32,
     pub openings: Vec<String>,
     chunks: Mutex<Vec<Chunk>>,
+    /// The chunk each worker (by address) leased last.
+    previous: Mutex<HashMap<String, usize>>,
 }
 
 impl Problem {
@@ -82,6 +115,7 @@ impl Problem {
             chunk_size,
             openings,
             chunks: Mutex::new(chunks),
+            previous: Mutex::new(HashMap::new()),
         }
     }
 
@@ -108,13 +142,19 @@ impl Problem {
             .sum()
     }
 
-    /// Takes the first chunk nobody holds for `worker`.
+    /// Takes a chunk nobody holds for `worker`: the one after the chunk it leased last,
+    /// so that each worker solves a run of neighbouring layouts (they share many
+    /// positions, so its table keeps paying), else one from [`pick_waiting`].
     pub fn lease_pending(&self, worker: &str) -> Option<usize> {
         let mut chunks = self.chunks();
-        let i = chunks
-            .iter()
-            .position(|c| c.missing > 0 && c.holders.is_empty())?;
+        let mut previous = self.previous.lock().unwrap_or_else(|p| p.into_inner());
+        let after_previous = previous
+            .get(worker)
+            .map(|&p| p + 1)
+            .filter(|&i| chunks.get(i).is_some_and(Chunk::is_waiting));
+        let i = after_previous.or_else(|| pick_waiting(&chunks))?;
         chunks[i].holders.push(worker.to_string());
+        previous.insert(worker.to_string(), i);
         Some(i)
     }
 
@@ -224,5 +264,44 @@ impl Problem {
 
     pub fn is_chunk_complete(&self, i: usize) -> bool {
         self.chunks().get(i).is_none_or(|c| c.missing == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(chunks: u32) -> Problem {
+        use deckhand_preferans::Seat;
+        let contract: Contract = "misere".parse().unwrap();
+        let view =
+            DeclarerView::from_notation("T987.T987.*98.*Q#J", Seat::N, contract, Seat::N).unwrap();
+        Problem::new(0, view, contract, 0..chunks * 10, 10, Vec::new(), &[])
+    }
+
+    #[test]
+    fn workers_take_long_runs_of_neighbouring_chunks() {
+        let p = problem(10);
+        // The first worker starts at the beginning, the second in the middle of the rest.
+        assert_eq!(p.lease_pending("a"), Some(0));
+        assert_eq!(p.lease_pending("b"), Some(5));
+        // Each continues its own run, whether or not it still holds its last chunk.
+        assert!(p.release(0, "a"));
+        assert_eq!(p.lease_pending("a"), Some(1));
+        assert_eq!(p.lease_pending("b"), Some(6));
+        // A third worker splits the longest waiting run (2..5, after a's chunk 1).
+        assert_eq!(p.lease_pending("c"), Some(3));
+        // When its run is taken, a worker moves to the longest waiting run.
+        for i in 7..10 {
+            assert_eq!(p.lease_pending("b"), Some(i));
+        }
+        assert_eq!(
+            p.lease_pending("b"),
+            Some(0),
+            "chunk 0 was given back unfinished"
+        );
+        assert_eq!(p.lease_pending("b"), Some(2));
+        assert_eq!(p.lease_pending("a"), Some(4));
+        assert_eq!(p.lease_pending("a"), None);
     }
 }
