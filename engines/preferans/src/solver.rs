@@ -1,5 +1,6 @@
-//! The public solver: owns the transposition table, which persists across solves
-//! and is cleared only when the strain changes.
+//! The public solver: a transposition table that persists across solves. Entries are
+//! tagged with their strain, so a table serves any strain without clearing, and
+//! several solvers (one per thread) may share one table.
 
 use super::cards::{Card, Cards};
 use super::contract::Strain;
@@ -51,7 +52,7 @@ impl Solver {
         Solver::with_table(Arc::new(Table::new(tt_bytes)))
     }
 
-    /// A solver using `table`, which other solvers of the same strain may share.
+    /// A solver using `table`, which other solvers may share.
     pub(crate) fn with_table(table: Arc<Table>) -> Solver {
         Solver {
             tt: TableHandle::new(table),
@@ -63,23 +64,30 @@ impl Solver {
         }
     }
 
-    /// Makes the table valid for `strain`: cleared if it held another strain.
+    /// A new solver on this solver's table (for another thread): what either stores,
+    /// both find. Each keeps its own move-ordering history and counters.
+    pub fn share_table(&self) -> Solver {
+        Solver::with_table(self.tt.shared_table())
+    }
+
+    /// Sets the strain of the next solves. The table keeps the entries of other
+    /// strains (tagged, so never used for this one; replaced first); the move-ordering
+    /// history starts afresh.
     pub fn prepare(&mut self, strain: Strain) {
         if self.strain != Some(strain) {
-            if self.strain.is_some() {
-                self.tt.table().clear();
-                self.history.clear();
-            }
+            self.history.clear();
+            self.tt.set_strain(strain);
             self.strain = Some(strain);
         }
     }
 
-    /// The strain the table currently holds results for.
+    /// The strain of the last solves.
     pub fn strain(&self) -> Option<Strain> {
         self.strain
     }
 
-    /// Empties the table.
+    /// Empties the table (for every solver sharing it: call it only when none is
+    /// solving).
     pub fn clear(&mut self) {
         self.tt.table().clear();
         self.history.clear();

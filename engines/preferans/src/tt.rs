@@ -4,13 +4,19 @@
 //! to the leader is stored beside it and checked on probe. An entry holds a lower and an
 //! upper bound on the declarer's tricks in the remaining tricks, plus the best lead seen.
 //!
-//! One table may be shared by the threads of an analysis: every slot is two atomic
+//! Every entry carries the strain it was found in (a tag, so one table can serve
+//! several strains, and a new strain needs no clearing: the old entries are stale and
+//! replaced first).
+//!
+//! One table may be shared by several threads: every slot is two atomic
 //! words, the data and the key XOR the data, so a slot torn by two writers fails the
 //! key check and reads as a miss (lockless hashing). Each thread reaches the table
 //! through its own [`TableHandle`], which keeps its counters.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
+
+use super::contract::Strain;
 
 /// Default table size in bytes.
 pub const DEFAULT_TT_BYTES: usize = 64 << 20;
@@ -38,6 +44,8 @@ struct Data {
     /// Best lead found (card id), or `NO_MOVE`.
     best: u8,
     generation: u8,
+    /// [`strain_tag`] of the strain the bounds hold for.
+    strain: u8,
 }
 
 impl Data {
@@ -50,7 +58,7 @@ impl Data {
             self.tricks,
             self.best,
             self.generation,
-            0,
+            self.strain,
             0,
         ])
     }
@@ -65,6 +73,7 @@ impl Data {
             tricks: b[3],
             best: b[4],
             generation: b[5],
+            strain: b[6],
         }
     }
 }
@@ -142,6 +151,8 @@ impl Table {
 pub(crate) struct TableHandle {
     table: Arc<Table>,
     generation: u8,
+    /// Tag of the strain being searched.
+    strain: u8,
     pub probes: u64,
     pub hits: u64,
     pub stores: u64,
@@ -152,6 +163,7 @@ impl TableHandle {
         TableHandle {
             table,
             generation: 0,
+            strain: 0,
             probes: 0,
             hits: 0,
             stores: 0,
@@ -160,6 +172,15 @@ impl TableHandle {
 
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    pub fn shared_table(&self) -> Arc<Table> {
+        self.table.clone()
+    }
+
+    /// Entries are read and written for `strain` from now on.
+    pub fn set_strain(&mut self, strain: Strain) {
+        self.strain = strain_tag(strain);
     }
 
     /// Starts a new search generation (entries of older ones are replaced first).
@@ -197,7 +218,7 @@ impl TableHandle {
                 continue;
             }
             let d = Data::unpack(word);
-            if d.declarer_rel == declarer_rel && d.tricks != 0 {
+            if d.declarer_rel == declarer_rel && d.strain == self.strain && d.tricks != 0 {
                 self.hits += 1;
                 return Some(Probe {
                     lo: d.lo,
@@ -224,6 +245,7 @@ impl TableHandle {
             if d.tricks != 0
                 && slot.check.load(Relaxed) ^ word == key
                 && d.declarer_rel == declarer_rel
+                && d.strain == self.strain
             {
                 let merged = Data {
                     lo: d.lo.max(lo),
@@ -258,8 +280,18 @@ impl TableHandle {
             tricks,
             best,
             generation,
+            strain: self.strain,
         };
         write(slot, key, data);
+    }
+}
+
+/// A non-zero tag per strain.
+fn strain_tag(strain: Strain) -> u8 {
+    match strain {
+        Strain::Trump(suit) => 1 + suit.index() as u8,
+        Strain::NoTrump => 5,
+        Strain::Misere => 6,
     }
 }
 
@@ -398,6 +430,21 @@ mod tests {
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
         assert!(t.probe(key, 2).is_none());
         assert_eq!(t.table().used(), 1);
+    }
+
+    #[test]
+    fn entries_hold_for_their_strain_only() {
+        let table = Arc::new(Table::new(1 << 20));
+        let mut spades = TableHandle::new(table.clone());
+        spades.set_strain(Strain::Trump(crate::Suit::Spades));
+        let mut misere = TableHandle::new(table);
+        misere.set_strain(Strain::Misere);
+        let key = key([0b111, 0b111 << 8, 0b111 << 16]);
+        spades.store(key, 1, 3, 2, 2, NO_MOVE);
+        assert!(misere.probe(key, 1).is_none());
+        misere.store(key, 1, 3, 0, 0, NO_MOVE);
+        assert_eq!(spades.probe(key, 1).map(|p| p.lo), Some(2));
+        assert_eq!(misere.probe(key, 1).map(|p| p.hi), Some(0));
     }
 
     #[test]

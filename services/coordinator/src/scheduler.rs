@@ -1,8 +1,8 @@
 //! The job queue and the lease rules.
 //!
 //! A worker asking for work gets, in this order:
-//! 1. a pending chunk of a job whose trumps its tables already hold (affinity:
-//!    tables are cleared only when trumps change), the job with the fewest
+//! 1. a pending chunk of a job whose trumps its table already holds (affinity:
+//!    its entries for those trumps are warm), the job with the fewest
 //!    leases out first (fairness between concurrent jobs);
 //! 2. a pending chunk of any other job, again fewest leases first;
 //! 3. when no chunk is pending anywhere, a duplicate lease of a chunk another

@@ -14,10 +14,11 @@ use tonic::service::Routes;
 struct Args {
     #[command(flatten)]
     server: ServerArgs,
-    /// Solver threads, each with its own long-lived table (default: all cores).
+    /// Solver threads, sharing one long-lived table (default: all cores).
     #[arg(long, env = "DECKHAND_THREADS")]
     threads: Option<usize>,
-    /// Transposition table size per thread, in MiB.
+    /// Transposition table size per thread, in MiB (the shared table is this times
+    /// the threads).
     #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64)]
     table_mb: usize,
     /// Register with this coordinator (HOST:PORT) and send it heartbeats.

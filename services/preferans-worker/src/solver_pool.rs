@@ -1,9 +1,11 @@
 //! The worker's long-lived solvers, with strain affinity.
 //!
-//! Each pool slot owns one [`Solver`] whose transposition table survives
-//! between requests; it is cleared only when a request's strain differs from
-//! the one the table holds, so a lease prefers an idle slot whose table
-//! already holds the request's strain.
+//! The pool slots' [`Solver`]s share one transposition table that survives
+//! between requests. Its entries are tagged with their strain, so nothing is
+//! cleared when the strain changes; a lease still prefers an idle slot that
+//! last solved the request's strain (its move-ordering history is warm), and the
+//! coordinator gives a worker neighbouring chunks, whose positions the shared
+//! table then serves to every slot.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,7 +20,7 @@ pub(crate) struct Slot {
     pub(crate) solver: Mutex<Solver>,
     pub(crate) busy: AtomicBool,
     pub(crate) layouts: AtomicU64,
-    /// What the table holds, readable while the solver is busy.
+    /// The strain this slot solved last, readable while the solver is busy.
     pub(crate) held: Mutex<Option<Strain>>,
     /// Table fill after the last piece of work (f64 bits).
     pub(crate) fill: AtomicU64,
@@ -69,13 +71,19 @@ impl Drop for Lease {
 }
 
 impl SolverPool {
-    /// `threads` solvers with a table of `table_bytes` each (allocated lazily by the OS).
-    pub fn new(threads: usize, table_bytes: usize) -> Arc<SolverPool> {
+    /// `threads` solvers sharing one table of `table_bytes_per_thread` × `threads`.
+    pub fn new(threads: usize, table_bytes_per_thread: usize) -> Arc<SolverPool> {
         let threads = threads.max(1);
+        let table_bytes = table_bytes_per_thread.saturating_mul(threads);
+        let mut solvers = vec![Solver::new(table_bytes)];
+        while solvers.len() < threads {
+            solvers.push(solvers[0].share_table());
+        }
         Arc::new(SolverPool {
-            slots: (0..threads)
-                .map(|_| Slot {
-                    solver: Mutex::new(Solver::new(table_bytes)),
+            slots: solvers
+                .into_iter()
+                .map(|solver| Slot {
+                    solver: Mutex::new(solver),
                     busy: AtomicBool::new(false),
                     layouts: AtomicU64::new(0),
                     held: Mutex::new(None),
@@ -156,4 +164,39 @@ fn instance() -> &'static str {
             .unwrap_or_default();
         format!("{}-{}", std::process::id(), started.as_nanos())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat};
+
+    #[test]
+    fn slots_share_one_table_sized_per_thread() {
+        let pool = SolverPool::new(2, 1 << 20);
+        assert_eq!(pool.status().table_bytes, 2 << 20);
+        let contract: Contract = "6S".parse().unwrap();
+        let view =
+            DeclarerView::from_notation("QT7.KQJ.A*8*7.KQJ", Seat::N, contract, Seat::W).unwrap();
+        let strain = contract.strain;
+        let solve = |slot: &Slot| {
+            slot.with_solver(strain, |solver| {
+                let before = solver.stats();
+                solve_layouts(
+                    solver,
+                    &view,
+                    0..50,
+                    |_| std::ops::ControlFlow::Continue(()),
+                )
+                .unwrap();
+                (before, solver.stats())
+            })
+        };
+        let (_, first) = solve(&pool.slots[0]);
+        // The other slot starts with the entries the first stored, and finds the
+        // same layouts almost free.
+        let (before, second) = solve(&pool.slots[1]);
+        assert_eq!(before.tt_used, first.tt_used);
+        assert!(second.nodes * 4 < first.nodes, "{first:?} {second:?}");
+    }
 }
