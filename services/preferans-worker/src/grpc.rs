@@ -6,6 +6,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use deckhand::pool::{self, Cost};
 
@@ -30,6 +31,8 @@ pub use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
 pub const DEFAULT_PORT: u16 = 50054;
 /// Default layouts per streamed SolveLayouts message.
 pub const DEFAULT_CHUNK: u32 = 512;
+/// How long a SolveLayouts solve waits for a client that reads nothing.
+pub const DEFAULT_READ_STALL: Duration = Duration::from_secs(60);
 /// Table size of the solver used for single deals (a fresh one per call).
 const DEAL_TABLE_BYTES: usize = 8 << 20;
 
@@ -39,6 +42,8 @@ pub struct Worker {
     pool: Arc<SolverPool>,
     /// Largest answer message: SolveLayouts messages are cut to fit it.
     max_message_bytes: usize,
+    /// How long a SolveLayouts solve waits for its client to read a result.
+    read_stall: Duration,
 }
 
 impl Worker {
@@ -46,7 +51,17 @@ impl Worker {
         Worker {
             pool,
             max_message_bytes: usize::MAX,
+            read_stall: DEFAULT_READ_STALL,
         }
+    }
+
+    /// A SolveLayouts client that reads no result for `read_stall` loses its
+    /// solve: the solver threads go back to the pool, and the stream ends with
+    /// DEADLINE_EXCEEDED after the results already sent. Default
+    /// [`DEFAULT_READ_STALL`].
+    pub fn with_read_stall(mut self, read_stall: Duration) -> Worker {
+        self.read_stall = read_stall;
+        self
     }
 
     pub fn into_server(mut self, max_message_bytes: usize) -> PreferansWorkerServiceServer<Worker> {
@@ -143,7 +158,7 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         }
         .min(u32::try_from(fits).unwrap_or(u32::MAX))
         .max(1);
-        let rx = layouts::solve(&self.pool, view, range, chunk, openings);
+        let rx = layouts::solve(&self.pool, view, range, chunk, openings, self.read_stall);
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -2,11 +2,13 @@
 //!
 //! The range is cut into chunks that the slots a request gets take in order,
 //! so each slot works on contiguous indices (neighbouring layouts share most
-//! positions). Results stream back one message per chunk.
+//! positions). Results stream back one message per chunk. A client that reads
+//! nothing for the read-stall time loses its solve (see [`send`]).
 
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use deckhand::pool::{self, Cost};
 use deckhand::proto::preferans::v1 as pb;
@@ -25,6 +27,7 @@ pub(crate) fn solve(
     range: Range<u32>,
     chunk: u32,
     openings: Arc<Vec<String>>,
+    read_stall: Duration,
 ) -> mpsc::Receiver<Result<pb::SolveLayoutsResponse, Status>> {
     let chunks = (range.end - range.start).div_ceil(chunk) as usize;
     let threads = pool.threads().min(chunks);
@@ -51,7 +54,11 @@ pub(crate) fn solve(
             let _ = pool::run(Cost::HEAVY, move || {
                 let slot = &lease.pool.slots[lease.index];
                 let solved = slot.with_solver(strain, |solver| {
-                    solve_chunks(solver, &view, &next, range, chunk, &openings, &tx)
+                    let out = Output {
+                        tx: &tx,
+                        read_stall,
+                    };
+                    solve_chunks(solver, &view, &next, range, chunk, &openings, out)
                 });
                 slot.layouts.fetch_add(solved, Ordering::Relaxed);
                 drop(lease);
@@ -71,7 +78,7 @@ fn solve_chunks(
     range: Range<u32>,
     chunk: u32,
     openings: &[String],
-    tx: &mpsc::Sender<Result<pb::SolveLayoutsResponse, Status>>,
+    out: Output<'_>,
 ) -> u64 {
     let mut solved = 0u64;
     loop {
@@ -83,7 +90,7 @@ fn solve_chunks(
         let mut tricks = Vec::with_capacity((end - start) as usize * openings.len());
         let result = solve_layouts(solver, view, start..end, |r| {
             tricks.extend_from_slice(r.tricks.as_slice());
-            if tx.is_closed() {
+            if out.tx.is_closed() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -92,7 +99,7 @@ fn solve_chunks(
         let count = match result {
             Ok(count) => count,
             Err(e) => {
-                let _ = tx.blocking_send(Err(Invalid::new("range", e).into()));
+                out.send(Err(Invalid::new("range", e).into()));
                 return solved;
             }
         };
@@ -106,8 +113,41 @@ fn solve_chunks(
             openings: openings.to_vec(),
             tricks,
         };
-        if tx.blocking_send(Ok(message)).is_err() {
+        if !out.send(Ok(message)) {
             return solved;
+        }
+    }
+}
+
+/// Where a solve's messages go.
+#[derive(Clone, Copy)]
+struct Output<'a> {
+    tx: &'a mpsc::Sender<Result<pb::SolveLayoutsResponse, Status>>,
+    read_stall: Duration,
+}
+
+impl Output<'_> {
+    /// Sends a message from a blocking thread, waiting at most `read_stall` for
+    /// room. False when the solve should stop: the client is gone, or it read
+    /// nothing for that long. Then a task without a solver thread waits to put
+    /// DEADLINE_EXCEEDED after the results already queued (a client that reads
+    /// again learns the solve is incomplete; one that never does is dropped with
+    /// its stream).
+    fn send(self, message: Result<pb::SolveLayoutsResponse, Status>) -> bool {
+        let handle = tokio::runtime::Handle::current();
+        match handle.block_on(tokio::time::timeout(self.read_stall, self.tx.send(message))) {
+            Ok(sent) => sent.is_ok(),
+            Err(_) => {
+                let (tx, seconds) = (self.tx.clone(), self.read_stall.as_secs_f64());
+                tracing::warn!(seconds, "the client read no result; solve stopped");
+                handle.spawn(async move {
+                    let status = Status::deadline_exceeded(format!(
+                        "the client read no result for {seconds} s; the worker stopped this solve"
+                    ));
+                    let _ = tx.send(Err(status)).await;
+                });
+                false
+            }
         }
     }
 }

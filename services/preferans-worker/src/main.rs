@@ -1,5 +1,7 @@
 //! The `preferans-worker` service binary.
 
+use std::time::Duration;
+
 use clap::Parser;
 use deckhand::server::{self, ServerArgs, Services};
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker, DEFAULT_PORT};
@@ -27,6 +29,10 @@ struct Args {
     /// Where the coordinator reaches this worker, HOST:PORT (with --coordinator).
     #[arg(long, env = "DECKHAND_ADVERTISE", requires = "coordinator")]
     advertise: Option<String>,
+    /// A SolveLayouts client that reads no result for this long loses its solve
+    /// (the solver threads are freed; the stream ends with DEADLINE_EXCEEDED).
+    #[arg(long, env = "DECKHAND_READ_STALL_SECS", default_value_t = 60)]
+    read_stall_secs: u64,
 }
 
 #[tokio::main]
@@ -37,10 +43,16 @@ async fn main() -> anyhow::Result<()> {
     anyhow::ensure!(args.table_mb >= 1, "--table-mb must be at least 1");
     let threads = args.threads.unwrap_or_else(default_threads);
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    anyhow::ensure!(
+        args.read_stall_secs >= 1,
+        "--read-stall-secs must be at least 1"
+    );
     let pool = SolverPool::new(threads, args.table_mb << 20);
     tracing::info!(threads, table_mb = args.table_mb, "solver pool ready");
     register_metrics(pool.clone());
-    let service = Worker::new(pool).into_server(config.max_message_bytes);
+    let service = Worker::new(pool)
+        .with_read_stall(Duration::from_secs(args.read_stall_secs))
+        .into_server(config.max_message_bytes);
     let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
     let membership = match (&args.coordinator, args.advertise) {
         (Some(coordinator), Some(advertise)) => {

@@ -22,8 +22,16 @@ async fn start(threads: usize) -> (RunningServer, Client) {
 }
 
 async fn start_with_limit(threads: usize, max_message_bytes: usize) -> (RunningServer, Client) {
+    start_with(
+        Worker::new(SolverPool::new(threads, 4 << 20)),
+        max_message_bytes,
+    )
+    .await
+}
+
+async fn start_with(worker: Worker, max_message_bytes: usize) -> (RunningServer, Client) {
     let config = ServerConfig::loopback();
-    let service = Worker::new(SolverPool::new(threads, 4 << 20)).into_server(max_message_bytes);
+    let service = worker.into_server(max_message_bytes);
     let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
     let server = spawn(config, Services::new(Routes::new(service), &[name]))
         .await
@@ -360,5 +368,59 @@ async fn answers_fit_the_message_limit_and_card_lists_are_bounded() {
     request.played = vec!["SA".into(); 100];
     let r = client.solve_deal(request).await;
     assert_invalid(r, &["played: 100 cards, at most 2"]);
+    server.shutdown().await.unwrap();
+}
+
+/// A client that stops reading a SolveLayouts stream does not keep the solver
+/// thread: after the read-stall time the thread is idle again, and the stream
+/// ends with DEADLINE_EXCEEDED after the results already sent.
+#[tokio::test]
+async fn a_client_that_stops_reading_loses_its_solve() {
+    let worker = Worker::new(SolverPool::new(1, 4 << 20)).with_read_stall(Duration::from_secs(1));
+    let (server, mut status_client) = start_with(worker, 16 << 20).await;
+    // Small flow-control windows, so that unread results soon fill every buffer.
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .initial_stream_window_size(65_535)
+        .initial_connection_window_size(65_535)
+        .connect()
+        .await
+        .unwrap();
+    let mut client = Client::new(channel);
+    // The declarer leads: 10 openings, so 10 bytes per layout, 40 KB per message.
+    let request = pb::SolveLayoutsRequest {
+        view: Some(view("T987.T987.*98.*QJ", "misere", pb::Seat::N)),
+        start: 0,
+        end: 184_756,
+        chunk_size: 4096,
+    };
+    let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
+    stream.message().await.unwrap().unwrap();
+    let mut idle = None;
+    for _ in 0..300 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let status = status_client
+            .status(pb::StatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if !status.threads[0].busy {
+            idle = Some(status.threads[0].layouts_solved);
+            break;
+        }
+    }
+    let solved = idle.expect("the solver thread is released while the stream is open");
+    assert!(solved < 184_756, "stopped early: {solved} layouts");
+    let mut received = 4096;
+    let error = loop {
+        match stream.message().await {
+            Ok(Some(m)) => received += u64::from(m.count),
+            Ok(None) => panic!("the stream ended without an error after {received} layouts"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(error.code(), tonic::Code::DeadlineExceeded, "{error:?}");
+    assert!(error.message().contains("read no result"), "{error:?}");
+    assert!(received <= solved, "{received} received, {solved} solved");
     server.shutdown().await.unwrap();
 }
