@@ -2,14 +2,14 @@
 //! tagged with their strain, so a table serves any strain without clearing, and
 //! several solvers (one per thread) may share one table.
 
+use std::sync::Arc;
+
 use super::cards::{Card, Cards};
 use super::contract::Strain;
 use super::history::History;
 use super::position::{trump_mask, Position};
 use super::rules;
 use super::search::{RawPosition, Search};
-use std::sync::Arc;
-
 use super::tt::{Table, TableHandle, DEFAULT_TT_BYTES};
 
 /// Counters of a solver since creation (table fill since the last clear).
