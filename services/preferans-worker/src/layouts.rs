@@ -3,7 +3,7 @@
 //! The range is cut into chunks that the slots a request gets take in order,
 //! so each slot works on contiguous indices (neighbouring layouts share most
 //! positions). Results stream back one message per chunk. A client that reads
-//! nothing for the read-stall time loses its solve (see [`send`]).
+//! nothing for the read-stall time loses its solve (see [`Output::send`]).
 
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
