@@ -216,26 +216,32 @@ async fn a_cancelled_stream_stops_the_search() {
     stream.message().await.unwrap().unwrap();
     drop(stream);
     // Within a few seconds no thread is busy and the solved count stops growing.
-    let mut idle = false;
-    for _ in 0..100 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    let solved = layouts_solved_once_idle(&mut client, Duration::from_secs(10))
+        .await
+        .expect("threads still busy 10 s after the client cancelled");
+    assert!(
+        solved < 184_756,
+        "the whole range was solved: not cancelled"
+    );
+    server.shutdown().await.unwrap();
+}
+
+/// Polls Status every 100 ms for up to `wait`; the layouts solved by all threads
+/// once none is busy, or None if some thread stayed busy.
+async fn layouts_solved_once_idle(client: &mut Client, wait: Duration) -> Option<u64> {
+    let step = Duration::from_millis(100);
+    for _ in 0..wait.as_millis() / step.as_millis() {
+        tokio::time::sleep(step).await;
         let status = client
             .status(pb::StatusRequest {})
             .await
             .unwrap()
             .into_inner();
         if status.threads.iter().all(|t| !t.busy) {
-            let solved: u64 = status.threads.iter().map(|t| t.layouts_solved).sum();
-            assert!(
-                solved < 184_756,
-                "the whole range was solved: not cancelled"
-            );
-            idle = true;
-            break;
+            return Some(status.threads.iter().map(|t| t.layouts_solved).sum());
         }
     }
-    assert!(idle, "threads still busy 10 s after the client cancelled");
-    server.shutdown().await.unwrap();
+    None
 }
 
 #[tokio::test]
@@ -396,20 +402,9 @@ async fn a_client_that_stops_reading_loses_its_solve() {
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
-    let mut idle = None;
-    for _ in 0..300 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let status = status_client
-            .status(pb::StatusRequest {})
-            .await
-            .unwrap()
-            .into_inner();
-        if !status.threads[0].busy {
-            idle = Some(status.threads[0].layouts_solved);
-            break;
-        }
-    }
-    let solved = idle.expect("the solver thread is released while the stream is open");
+    let solved = layouts_solved_once_idle(&mut status_client, Duration::from_secs(30))
+        .await
+        .expect("the solver thread is released while the stream is open");
     assert!(solved < 184_756, "stopped early: {solved} layouts");
     let mut received = 4096;
     let error = loop {
