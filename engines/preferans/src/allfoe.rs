@@ -2,14 +2,13 @@
 
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
 
 use super::cards::Card;
 use super::contract::Contract;
 use super::layouts::{layouts, LAYOUT_COUNT};
 use super::search::RawPosition;
 use super::solver::Solver;
-use super::tt::{Table, DEFAULT_TT_BYTES};
+use super::tt::DEFAULT_TT_BYTES;
 use super::view::{DeclarerView, ViewError};
 
 /// Declarer tricks (0..=10) per candidate opening, in the order of
@@ -236,15 +235,17 @@ pub fn solve_all_foe_with(
         });
     }
     let threads = threads.clamp(1, 64);
-    let table = Arc::new(Table::new(tt_bytes));
+    // Every thread's solver shares this one's table.
+    let table_owner = Solver::new(tt_bytes);
     let next_block = AtomicU32::new(range.start);
     let total = AtomicU32::new(0);
     let results: Vec<Result<Analysis, ViewError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
-                let (table, next_block, total, progress) = (&table, &next_block, &total, &progress);
+                let (table_owner, next_block, total, progress) =
+                    (&table_owner, &next_block, &total, &progress);
                 scope.spawn(move || {
-                    let mut solver = Solver::with_table(table.clone());
+                    let mut solver = table_owner.share_table();
                     let mut analysis = Analysis::new(view);
                     let mut pending = 0;
                     loop {

@@ -53,7 +53,7 @@ impl Solver {
     }
 
     /// A solver using `table`, which other solvers may share.
-    pub(crate) fn with_table(table: Arc<Table>) -> Solver {
+    fn with_table(table: Arc<Table>) -> Solver {
         Solver {
             tt: TableHandle::new(table),
             history: History::default(),
