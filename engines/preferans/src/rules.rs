@@ -59,14 +59,91 @@ pub(crate) const fn trick_winner(cards: [u8; 3], trumps: u32) -> usize {
 #[inline]
 pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
     let mut out = 0;
-    let mut m = cands;
-    while m != 0 {
-        let b = m.trailing_zeros();
-        m &= m - 1;
-        let above = live & suit_mask(b >> 3) & ((1u32 << b) - 1);
-        if above == 0 || hand & (1u32 << (31 - above.leading_zeros())) == 0 {
-            out |= 1 << b;
+    for s in 0..4 {
+        let shift = 8 * s;
+        let c = (cands >> shift) & 0xff;
+        if c != 0 {
+            let h = (hand >> shift) & 0xff;
+            let l = (live >> shift) & 0xff;
+            out |= u32::from(SUIT_REPRESENTATIVES[((l as usize) << 8) | h as usize]) << shift;
         }
     }
-    out
+    out & cands
+}
+
+/// Per suit, indexed by `live << 8 | hand` (8 bits each, card 0 the highest): the
+/// cards of `hand` whose next higher live card is not in `hand`.
+static SUIT_REPRESENTATIVES: [u8; 65536] = build_suit_representatives();
+
+const fn build_suit_representatives() -> [u8; 65536] {
+    let mut t = [0u8; 65536];
+    let mut live = 0;
+    while live < 256 {
+        let mut hand = 0;
+        while hand < 256 {
+            let mut out = 0u8;
+            // The holder of the previous (higher) live card: none yet.
+            let mut previous_mine = false;
+            let mut b = 0;
+            while b < 8 {
+                if live & (1 << b) != 0 {
+                    let mine = hand & (1 << b) != 0;
+                    if mine && !previous_mine {
+                        out |= 1 << b;
+                    }
+                    previous_mine = mine;
+                }
+                b += 1;
+            }
+            t[(live << 8) | hand] = out;
+            hand += 1;
+        }
+        live += 1;
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Straight from the definition: walk up the suit from `card` to the next live card.
+    fn is_representative(card: u32, hand: u32, live: u32) -> bool {
+        let top_of_suit = card & !7;
+        (top_of_suit..card)
+            .rev()
+            .find(|&higher| live & (1 << higher) != 0)
+            .is_none_or(|higher| hand & (1 << higher) == 0)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+        /// Each card goes to one of three hands, the table or out of play (0..5).
+        #[test]
+        fn representatives_match_the_definition(
+            owners in proptest::collection::vec(0u8..5, 32),
+            seat in 0usize..3,
+            cands_seed in any::<u32>(),
+        ) {
+            let mut hands = [0u32; 3];
+            let mut live = 0u32;
+            for (card, &owner) in owners.iter().enumerate() {
+                if owner < 3 {
+                    hands[usize::from(owner)] |= 1 << card;
+                }
+                if owner < 4 {
+                    live |= 1 << card;
+                }
+            }
+            let hand = hands[seat];
+            let cands = hand & cands_seed;
+            let expected = (0..32)
+                .filter(|&c| cands & (1 << c) != 0 && is_representative(c, hand, live))
+                .fold(0u32, |m, c| m | 1 << c);
+            prop_assert_eq!(representatives(cands, hand, live), expected);
+        }
+    }
 }

@@ -129,11 +129,18 @@ impl<'t> Search<'t> {
             self.hands[(leader + 1) % 3],
             self.hands[(leader + 2) % 3],
         ];
+        // The misère test is cheap and often decides: it runs before the key is
+        // computed. The trump bounds cost more and overlap the table prefetch.
+        if self.misere && quick::misere_clean(self.hands, leader, self.declarer) {
+            return false;
+        }
         let key = tt::key(rel);
         let declarer_rel = ((self.declarer + 3 - leader) % 3) as u8;
         self.tt.prefetch(key, declarer_rel);
-        if let Some(answer) = self.quick_answer(target) {
-            return answer;
+        if !self.misere {
+            if let Some(answer) = self.quick_answer(target) {
+                return answer;
+            }
         }
         let mut best = NO_MOVE;
         if let Some(p) = self.tt.probe(key, declarer_rel) {
