@@ -30,6 +30,7 @@ const fn height(card: u8) -> i32 {
 }
 
 impl Search<'_> {
+    #[inline(always)]
     pub(super) fn ordered_moves(&self, ply: usize, p: usize, best: u8) -> MoveList {
         let reps = self.representatives(ply, p);
         if reps & reps.wrapping_sub(1) == 0 {
@@ -130,6 +131,7 @@ impl Search<'_> {
         20 - height(c) - (live_s & !self.hands[p]).count_ones() as i32
     }
 
+    #[inline(always)]
     fn follow_score(&self, ply: usize, p: usize, c: u8) -> i32 {
         let mut win = 0;
         if ply == 2 && beats(self.table[1], self.table[0], self.trumps) {

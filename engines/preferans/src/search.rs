@@ -104,15 +104,27 @@ impl<'t> Search<'t> {
 
     /// The position with `ply` cards on the table: can the declarer reach `target`?
     pub fn node(&mut self, ply: usize, target: i32) -> bool {
-        self.nodes += 1;
-        if ply == 0 {
-            self.trick_start(target)
-        } else {
-            self.in_trick(ply, target)
+        match ply {
+            0 => self.trick_start(target),
+            1 => self.follow::<1>(target),
+            _ => self.follow::<2>(target),
         }
     }
 
+    /// Plays `card` as the `ply`-th card of the trick and searches on.
+    pub fn play(&mut self, ply: usize, card: u8, target: i32) -> bool {
+        match ply {
+            0 => self.play_card::<0>(card, target),
+            1 => self.play_card::<1>(card, target),
+            _ => self.play_card::<2>(card, target),
+        }
+    }
+
+    /// A trick start is the one recursive function: the follows and plays of a trick
+    /// are inlined into it, one copy per ply, so a trick runs without calls.
+    #[inline(never)]
     fn trick_start(&mut self, target: i32) -> bool {
+        self.nodes += 1;
         let leader = self.leader;
         let n = self.hands[leader].count_ones() as i32;
         if target <= 0 {
@@ -156,7 +168,7 @@ impl<'t> Search<'t> {
         let moves = self.ordered_moves(0, leader, best);
         let mut result = !max;
         for &card in moves.as_slice() {
-            if self.play(0, card, target) == max {
+            if self.play_card::<0>(card, target) == max {
                 result = max;
                 best = card;
                 self.history.record(leader, card, n as u32);
@@ -189,18 +201,15 @@ impl<'t> Search<'t> {
         }
     }
 
-    fn in_trick(&mut self, ply: usize, target: i32) -> bool {
-        let p = (self.leader + ply) % 3;
-        self.search_moves(ply, p, NO_MOVE, target)
-    }
-
-    /// Tries the moves of seat `p` at `ply` in order until one gives its side the answer.
-    #[inline]
-    fn search_moves(&mut self, ply: usize, p: usize, best: u8, target: i32) -> bool {
+    /// The second (`PLY` 1) or third (`PLY` 2) card of a trick.
+    #[inline(always)]
+    fn follow<const PLY: usize>(&mut self, target: i32) -> bool {
+        self.nodes += 1;
+        let p = (self.leader + PLY) % 3;
         let max = self.max_side(p);
-        let moves = self.ordered_moves(ply, p, best);
+        let moves = self.ordered_moves(PLY, p, NO_MOVE);
         for &card in moves.as_slice() {
-            if self.play(ply, card, target) == max {
+            if self.play_card::<PLY>(card, target) == max {
                 let n = self.hands[p].count_ones() + 1;
                 self.history.record(p, card, n);
                 return max;
@@ -209,22 +218,23 @@ impl<'t> Search<'t> {
         !max
     }
 
-    /// Plays `card` as the `ply`-th card of the trick and searches on.
-    #[inline]
-    pub fn play(&mut self, ply: usize, card: u8, target: i32) -> bool {
-        let p = (self.leader + ply) % 3;
+    /// Plays `card` as the `PLY`-th card of the trick and searches on.
+    #[inline(always)]
+    fn play_card<const PLY: usize>(&mut self, card: u8, target: i32) -> bool {
+        let p = (self.leader + PLY) % 3;
         let bit = 1u32 << card;
         self.hands[p] &= !bit;
-        self.table[ply] = card;
-        let r = if ply < 2 {
-            self.node(ply + 1, target)
-        } else {
-            self.finish_trick(target)
+        self.table[PLY] = card;
+        let r = match PLY {
+            0 => self.follow::<1>(target),
+            1 => self.follow::<2>(target),
+            _ => self.finish_trick(target),
         };
         self.hands[p] |= bit;
         r
     }
 
+    #[inline(always)]
     fn finish_trick(&mut self, target: i32) -> bool {
         let saved_table = self.table;
         let saved_leader = self.leader;
@@ -233,7 +243,7 @@ impl<'t> Search<'t> {
         self.live &= !((1u32 << self.table[0]) | (1u32 << self.table[1]) | (1u32 << self.table[2]));
         self.leader = winner;
         let t = target - i32::from(winner == self.declarer);
-        let r = self.node(0, t);
+        let r = self.trick_start(t);
         self.leader = saved_leader;
         self.live = saved_live;
         self.table = saved_table;
@@ -253,7 +263,7 @@ impl<'t> Search<'t> {
     }
 
     /// Legal cards of seat `p` at `ply`, one per group of equivalent cards.
-    #[inline]
+    #[inline(always)]
     pub(super) fn representatives(&self, ply: usize, p: usize) -> u32 {
         let led = if ply == 0 { None } else { Some(self.table[0]) };
         let hand = self.hands[p];
