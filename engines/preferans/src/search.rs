@@ -184,13 +184,10 @@ impl<'t> Search<'t> {
         result
     }
 
-    /// The answer when quick-trick bounds already decide it (trump and no-trump games).
+    /// The answer when quick-trick bounds already decide it (trump and no-trump games;
+    /// misère has its own test in [`Search::trick_start`]).
     #[inline]
     fn quick_answer(&self, target: i32) -> Option<bool> {
-        if self.misere {
-            let clean = quick::misere_clean(self.hands, self.leader, self.declarer);
-            return if clean { Some(false) } else { None };
-        }
         let (lo, hi) = quick::bounds(self.hands, self.leader, self.declarer, self.trumps);
         if lo as i32 >= target {
             Some(true)
@@ -268,6 +265,18 @@ impl<'t> Search<'t> {
         let led = if ply == 0 { None } else { Some(self.table[0]) };
         let hand = self.hands[p];
         let legal = rules::legal(hand, led, self.trumps);
-        rules::representatives(legal, hand, self.live)
+        let mut live = self.live;
+        if ply == 2 {
+            // The last card of a trick: the table card that is not winning leaves with
+            // the trick and no longer separates two cards. The winning card stays in
+            // `live`, so two cards grouped here also win or lose this trick alike.
+            let losing = if rules::beats(self.table[1], self.table[0], self.trumps) {
+                self.table[0]
+            } else {
+                self.table[1]
+            };
+            live &= !(1u32 << losing);
+        }
+        rules::representatives(legal, hand, live)
     }
 }
