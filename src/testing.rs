@@ -1,6 +1,30 @@
 //! Helpers shared by the services' end-to-end tests.
 
+use tonic::service::Routes;
+use tonic::transport::Channel;
 use tonic::{Code, Status};
+
+use crate::server::{spawn, RunningServer, ServerConfig, Services};
+
+/// Serves the gRPC service `name`, whose routes `routes` builds from the loopback
+/// configuration (its message limit, its memory budget), on an ephemeral loopback
+/// port, and opens a channel to it.
+pub async fn serve_on_loopback(
+    name: &'static str,
+    routes: impl FnOnce(&ServerConfig) -> Routes,
+) -> (RunningServer, Channel) {
+    let config = ServerConfig::loopback();
+    let routes = routes(&config);
+    let server = spawn(config, Services::new(routes, &[name]))
+        .await
+        .expect("server starts");
+    let channel = Channel::from_shared(format!("http://{}", server.addr))
+        .expect("valid address")
+        .connect()
+        .await
+        .expect("client connects");
+    (server, channel)
+}
 
 /// Asserts that `result` failed with INVALID_ARGUMENT carrying one BadRequest
 /// field violation that the message spells out (`<field>: <reason>`), and
@@ -73,15 +97,12 @@ pub fn assert_invalid_items<T: std::fmt::Debug>(
 /// NOT_FOUND for an unknown name, NOT_SERVING as soon as shutdown starts (seen
 /// on a Watch stream opened before), and a shutdown that completes once the
 /// last stream is gone.
-pub async fn check_health_and_graceful_shutdown(
-    server: crate::server::RunningServer,
-    service: &str,
-) {
+pub async fn check_health_and_graceful_shutdown(server: RunningServer, service: &str) {
     use std::time::Duration;
     use tonic_health::pb::health_check_response::ServingStatus;
     use tonic_health::pb::{health_client::HealthClient, HealthCheckRequest};
 
-    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+    let channel = Channel::from_shared(format!("http://{}", server.addr))
         .expect("valid address")
         .connect()
         .await

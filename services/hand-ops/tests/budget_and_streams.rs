@@ -4,7 +4,8 @@
 
 use deckhand::budget::MemoryBudget;
 use deckhand::proto::handops::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::server::RunningServer;
+use deckhand::testing::serve_on_loopback;
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
 use pb::hand_ops_service_client::HandOpsServiceClient;
 use tonic::codegen::tokio_stream::{self, StreamExt};
@@ -16,17 +17,15 @@ use tonic::Code;
 const SERVICE: &str = <HandOpsServiceServer<HandOps> as NamedService>::NAME;
 
 async fn start(budget: MemoryBudget) -> (RunningServer, HandOpsServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = HandOps::default()
-        .with_budget(budget)
-        .into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = HandOpsServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects");
-    (server, client)
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(
+            HandOps::default()
+                .with_budget(budget)
+                .into_server(config.max_message_bytes),
+        )
+    })
+    .await;
+    (server, HandOpsServiceClient::new(channel))
 }
 
 fn packed_request(first: u64, count: u64) -> pb::ContainsRequest {

@@ -3,7 +3,7 @@
 
 use std::str::FromStr;
 
-use deckhand::server::{spawn, ServerConfig, Services};
+use deckhand::testing::serve_on_loopback;
 use hand_ops::grpc::{HandOps, HandOpsServiceServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tonic::codegen::http::uri::PathAndQuery;
@@ -64,19 +64,13 @@ async fn scrape(addr: std::net::SocketAddr) -> String {
 
 #[tokio::test]
 async fn unknown_paths_leave_metrics_flat() {
-    let config = ServerConfig::loopback();
-    let service = HandOps::default().into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(HandOps::default().into_server(config.max_message_bytes))
+    })
+    .await;
     let metrics = deckhand::metrics::serve("127.0.0.1:0".parse().unwrap())
         .await
         .expect("metrics endpoint starts");
-    let channel = Channel::from_shared(format!("http://{}", server.addr))
-        .unwrap()
-        .connect()
-        .await
-        .expect("connects");
 
     // A served method keeps its own label (an empty request is refused, which is fine here).
     let served = format!("/{SERVICE}/Contains");

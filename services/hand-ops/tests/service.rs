@@ -2,26 +2,23 @@
 //! ephemeral loopback port, called with the generated client.
 
 use deckhand::proto::handops::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::server::RunningServer;
 use hand_ops::grpc::{HandOps, HandOpsServiceServer, DEFAULT_MAX_BATCH};
 use pb::hand_ops_service_client::HandOpsServiceClient;
 use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
-use deckhand::testing::{assert_invalid, assert_invalid_items};
+use deckhand::testing::{assert_invalid, assert_invalid_items, serve_on_loopback};
 
 const SERVICE: &str = <HandOpsServiceServer<HandOps> as NamedService>::NAME;
 
 async fn start() -> (RunningServer, HandOpsServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = HandOps::default().into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = HandOpsServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects")
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(HandOps::default().into_server(config.max_message_bytes))
+    })
+    .await;
+    let client = HandOpsServiceClient::new(channel)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20);
     (server, client)

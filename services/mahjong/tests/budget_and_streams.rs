@@ -2,7 +2,7 @@
 //! order, like the unary batches.
 
 use deckhand::proto::mahjong::v1 as pb;
-use deckhand::server::{spawn, ServerConfig, Services};
+use deckhand::testing::serve_on_loopback;
 use mahjong::grpc::{Mahjong, MahjongServiceServer};
 use pb::mahjong_service_client::MahjongServiceClient;
 use tonic::codegen::tokio_stream::{self, StreamExt};
@@ -22,16 +22,15 @@ fn hands(texts: &[&str]) -> Vec<pb::Hand> {
 
 #[tokio::test]
 async fn stream_forms_answer_like_the_batches() {
-    let config = ServerConfig::loopback();
-    let service = Mahjong::default()
-        .with_budget(config.memory_budget())
-        .into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .unwrap();
-    let mut client = MahjongServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .unwrap();
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(
+            Mahjong::default()
+                .with_budget(config.memory_budget())
+                .into_server(config.max_message_bytes),
+        )
+    })
+    .await;
+    let mut client = MahjongServiceClient::new(channel);
     let texts = ["11122233344455m", "1112345678999m", "123m456p789s1122z"];
 
     let request = move |i: usize| pb::ShantenRequest {
@@ -80,17 +79,17 @@ async fn stream_forms_answer_like_the_batches() {
 /// refused before any work; a small one under the same budget is answered.
 #[tokio::test]
 async fn score_batches_over_the_memory_budget_are_refused() {
-    let config = ServerConfig::loopback();
-    let budget = deckhand::budget::MemoryBudget::new(1 << 20, 1 << 20, config.max_message_bytes);
-    let service = Mahjong::default()
-        .with_budget(budget)
-        .into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .unwrap();
-    let mut client = MahjongServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .unwrap();
+    let (_server, channel) = serve_on_loopback(SERVICE, |config| {
+        let budget =
+            deckhand::budget::MemoryBudget::new(1 << 20, 1 << 20, config.max_message_bytes);
+        Routes::new(
+            Mahjong::default()
+                .with_budget(budget)
+                .into_server(config.max_message_bytes),
+        )
+    })
+    .await;
+    let mut client = MahjongServiceClient::new(channel);
     let situation = pb::WinSituation {
         hand: "123m456p789s11122z".into(),
         win_tile: "2z".into(),

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::time::Duration;
 
 use deckhand::proto::preferans::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::server::RunningServer;
 use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat, Solver};
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
@@ -13,7 +13,7 @@ use tonic::server::NamedService;
 use tonic::service::Routes;
 use tonic::transport::Channel;
 
-use deckhand::testing::assert_invalid;
+use deckhand::testing::{assert_invalid, serve_on_loopback};
 
 type Client = PreferansWorkerServiceClient<Channel>;
 
@@ -30,16 +30,11 @@ async fn start_with_limit(threads: usize, max_message_bytes: usize) -> (RunningS
 }
 
 async fn start_with(worker: Worker, max_message_bytes: usize) -> (RunningServer, Client) {
-    let config = ServerConfig::loopback();
-    let service = worker.into_server(max_message_bytes);
     let name = <PreferansWorkerServiceServer<Worker> as NamedService>::NAME;
-    let server = spawn(config, Services::new(Routes::new(service), &[name]))
-        .await
-        .expect("server starts");
-    let client = Client::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects");
-    (server, client)
+    // The worker's own message limit, not the loopback configuration's.
+    let (server, channel) =
+        serve_on_loopback(name, |_| Routes::new(worker.into_server(max_message_bytes))).await;
+    (server, Client::new(channel))
 }
 
 fn deal(hands: &str, contract: &str, declarer: pb::Seat, leader: pb::Seat) -> pb::SolveDealRequest {

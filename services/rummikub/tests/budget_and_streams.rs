@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use deckhand::budget::MemoryBudget;
 use deckhand::proto::rummikub::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::server::{RunningServer, ServerConfig};
+use deckhand::testing::serve_on_loopback;
 use pb::rummikub_service_client::RummikubServiceClient;
 use rummikub::grpc::{Rummikub, RummikubServiceServer, MAX_RULE_SETS};
 use tonic::codegen::tokio_stream::{self, StreamExt};
@@ -22,16 +23,15 @@ async fn start() -> (RunningServer, RummikubServiceClient<Channel>) {
 }
 
 async fn start_with(budget: MemoryBudget) -> (RunningServer, RummikubServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = Rummikub::default()
-        .with_budget(budget)
-        .into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = RummikubServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects")
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(
+            Rummikub::default()
+                .with_budget(budget)
+                .into_server(config.max_message_bytes),
+        )
+    })
+    .await;
+    let client = RummikubServiceClient::new(channel)
         .max_encoding_message_size(64 << 20)
         .max_decoding_message_size(64 << 20);
     (server, client)

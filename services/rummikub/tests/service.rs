@@ -5,8 +5,8 @@
 //! completion of it (what every joker stands for).
 
 use deckhand::proto::rummikub::v1 as pb;
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
-use deckhand::testing::{assert_invalid, assert_invalid_items};
+use deckhand::server::RunningServer;
+use deckhand::testing::{assert_invalid, assert_invalid_items, serve_on_loopback};
 use deckhand_rummikub::Tile;
 use pb::rummikub_service_client::RummikubServiceClient;
 use rummikub::grpc::{Rummikub, RummikubServiceServer, DEFAULT_MAX_BATCH};
@@ -17,14 +17,11 @@ use tonic::transport::Channel;
 const SERVICE: &str = <RummikubServiceServer<Rummikub> as NamedService>::NAME;
 
 async fn start() -> (RunningServer, RummikubServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = Rummikub::default().into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = RummikubServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects")
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(Rummikub::default().into_server(config.max_message_bytes))
+    })
+    .await;
+    let client = RummikubServiceClient::new(channel)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20);
     (server, client)

@@ -1,7 +1,8 @@
 //! Setup shared by the mahjong service's end-to-end tests: the real server on
 //! an ephemeral loopback port and a generated client for it.
 
-use deckhand::server::{spawn, RunningServer, ServerConfig, Services};
+use deckhand::server::RunningServer;
+use deckhand::testing::serve_on_loopback;
 use mahjong::grpc::{Mahjong, MahjongServiceServer};
 use tonic::server::NamedService;
 use tonic::service::Routes;
@@ -20,14 +21,11 @@ pub async fn start() -> (RunningServer, MahjongServiceClient<Channel>) {
 
 /// `service` served on loopback, with a client that takes messages up to 64 MiB.
 pub async fn start_with(service: Mahjong) -> (RunningServer, MahjongServiceClient<Channel>) {
-    let config = ServerConfig::loopback();
-    let service = service.into_server(config.max_message_bytes);
-    let server = spawn(config, Services::new(Routes::new(service), &[SERVICE]))
-        .await
-        .expect("server starts");
-    let client = MahjongServiceClient::connect(format!("http://{}", server.addr))
-        .await
-        .expect("client connects")
+    let (server, channel) = serve_on_loopback(SERVICE, |config| {
+        Routes::new(service.into_server(config.max_message_bytes))
+    })
+    .await;
+    let client = MahjongServiceClient::new(channel)
         .max_decoding_message_size(64 << 20)
         .max_encoding_message_size(64 << 20);
     (server, client)
