@@ -17,11 +17,11 @@ struct Args {
     #[command(flatten)]
     server: ServerArgs,
     /// Solver threads, sharing one long-lived table (default: all cores).
-    #[arg(long, env = "DECKHAND_THREADS")]
+    #[arg(long, env = "DECKHAND_THREADS", value_parser = at_least_one::<usize>())]
     threads: Option<usize>,
     /// Transposition table size per thread, in MiB (the shared table is this times
     /// the threads).
-    #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64)]
+    #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64, value_parser = at_least_one::<usize>())]
     table_mb: usize,
     /// Register with this coordinator (HOST:PORT) and send it heartbeats.
     #[arg(long, env = "DECKHAND_COORDINATOR", requires = "advertise")]
@@ -31,8 +31,17 @@ struct Args {
     advertise: Option<String>,
     /// A SolveLayouts client that reads no result for this long loses its solve
     /// (the solver threads are freed; the stream ends with DEADLINE_EXCEEDED).
-    #[arg(long, env = "DECKHAND_READ_STALL_SECS", default_value_t = 60)]
+    #[arg(long, env = "DECKHAND_READ_STALL_SECS", default_value_t = 60, value_parser = at_least_one::<u64>())]
     read_stall_secs: u64,
+}
+
+/// Sizes and times of 0 cannot work: refused when the arguments are read.
+fn at_least_one<T>() -> clap::builder::RangedU64ValueParser<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+    <T as TryFrom<u64>>::Error: std::error::Error + Send + Sync + 'static,
+{
+    clap::builder::RangedU64ValueParser::new().range(1..)
 }
 
 #[tokio::main]
@@ -40,13 +49,7 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     deckhand::telemetry::init(args.server.log_format);
     let config = args.server.into_config(DEFAULT_PORT)?;
-    anyhow::ensure!(args.table_mb >= 1, "--table-mb must be at least 1");
     let threads = args.threads.unwrap_or_else(default_threads);
-    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
-    anyhow::ensure!(
-        args.read_stall_secs >= 1,
-        "--read-stall-secs must be at least 1"
-    );
     let pool = SolverPool::new(threads, args.table_mb << 20);
     tracing::info!(threads, table_mb = args.table_mb, "solver pool ready");
     register_metrics(pool.clone());

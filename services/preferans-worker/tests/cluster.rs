@@ -377,3 +377,35 @@ async fn workers_found_by_dns_get_work_and_declarer_leads_give_every_opening() {
     server.shutdown().await.unwrap();
     worker.shutdown().await.unwrap();
 }
+
+/// Zero threads, a zero-sized table or a zero read-stall time cannot work: the
+/// worker refuses them at start, naming the argument, instead of serving.
+#[test]
+fn zero_sizes_are_refused_at_start() {
+    for arg in ["--threads", "--table-mb", "--read-stall-secs"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_preferans-worker"))
+            .args(["--listen", "127.0.0.1:0", arg, "0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("worker process starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                child.kill().ok();
+                panic!("{arg} 0 was accepted: the worker is serving");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert!(!status.success(), "{arg} 0: {status}");
+        assert!(
+            stderr.contains(arg) && stderr.contains('0'),
+            "{arg}: {stderr}"
+        );
+    }
+}
