@@ -135,6 +135,7 @@ impl Solver {
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
+        self.tt.count_filled();
         self.nodes += nodes;
         self.searches += searches;
         v
@@ -177,6 +178,7 @@ impl Solver {
             last_rep = Some(c);
         }
         let (nodes, searches) = (search.nodes, search.searches);
+        self.tt.count_filled();
         self.nodes += nodes;
         self.searches += searches;
         values

@@ -122,7 +122,7 @@ impl Table {
         self.buckets.len() * WAYS
     }
 
-    /// Occupied slots.
+    /// Occupied slots, as of the last finished solve of each thread.
     pub fn used(&self) -> usize {
         self.used.load(Relaxed)
     }
@@ -156,6 +156,9 @@ pub(crate) struct TableHandle {
     pub probes: u64,
     pub hits: u64,
     pub stores: u64,
+    /// Slots this handle filled since it last added them to the table's count (one
+    /// shared atomic add per solve, not per insert: threads would contend for it).
+    filled: usize,
 }
 
 impl TableHandle {
@@ -167,6 +170,7 @@ impl TableHandle {
             probes: 0,
             hits: 0,
             stores: 0,
+            filled: 0,
         }
     }
 
@@ -181,6 +185,14 @@ impl TableHandle {
     /// Entries are read and written for `strain` from now on.
     pub fn set_strain(&mut self, strain: Strain) {
         self.strain = strain_tag(strain);
+    }
+
+    /// Adds the slots this handle filled to the table's count; called after each solve.
+    pub fn count_filled(&mut self) {
+        if self.filled > 0 {
+            self.table.used.fetch_add(self.filled, Relaxed);
+            self.filled = 0;
+        }
     }
 
     /// Starts a new search generation (entries of older ones are replaced first).
@@ -271,7 +283,7 @@ impl TableHandle {
         }
         let slot = &bucket[victim];
         if Data::unpack(slot.data.load(Relaxed)).tricks == 0 {
-            table.used.fetch_add(1, Relaxed);
+            self.filled += 1;
         }
         let data = Data {
             lo,
@@ -418,6 +430,7 @@ mod tests {
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         assert!(t.probe(key, 1).is_none());
         t.store(key, 1, 3, 1, 2, 5);
+        t.count_filled();
         let p = t.probe(key, 1).unwrap();
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
         assert!(t.probe(key, 2).is_none());
