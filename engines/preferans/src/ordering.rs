@@ -2,7 +2,7 @@
 //!
 //! Only representatives of equivalent-card groups are generated.
 
-use super::rules::{beats, suit_mask, suit_of};
+use super::rules::{beats, suit_len, suit_mask, suit_of};
 use super::search::Search;
 use super::tt::NO_MOVE;
 
@@ -128,7 +128,7 @@ impl Search<'_> {
         if trump_lead && p == self.declarer {
             return 30 - height(c);
         }
-        20 - height(c) - (live_s & !self.hands[p]).count_ones() as i32
+        20 - height(c) - suit_len(live_s & !self.hands[p], s) as i32
     }
 
     #[inline(always)]

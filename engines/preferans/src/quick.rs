@@ -6,7 +6,7 @@
 //! - a run of top trumps held by one player: a trump higher than every other live
 //!   trump wins whenever it is played.
 
-use super::rules::suit_mask;
+use super::rules::{suit_len, suit_mask};
 
 /// Length of the run of top live cards of suit `s` held in `mine`.
 #[inline]
@@ -15,10 +15,10 @@ fn top_run(mine: u32, live: u32, s: u32) -> u32 {
     let mine = mine & sm;
     let others = live & sm & !mine;
     if others == 0 {
-        mine.count_ones()
+        suit_len(mine, s)
     } else {
         // Cards of mine with a lower id (higher rank) than the best other card.
-        (mine & ((others & others.wrapping_neg()) - 1)).count_ones()
+        suit_len(mine & ((others & others.wrapping_neg()) - 1), s)
     }
 }
 
@@ -40,7 +40,7 @@ fn cashable(hands: [u32; 3], leader: usize, trumps: u32) -> u32 {
         if trumps != 0 && sm & trumps == 0 {
             for o in others {
                 if o & trumps != 0 {
-                    limit = limit.min((o & sm).count_ones());
+                    limit = limit.min(suit_len(o, s));
                 }
             }
         }
@@ -53,10 +53,15 @@ fn cashable(hands: [u32; 3], leader: usize, trumps: u32) -> u32 {
     full + partial
 }
 
-/// Lower and upper bound on the declarer's tricks in the remaining tricks.
+/// Lower and upper bound on the declarer's tricks in the `n` remaining tricks.
 #[inline]
-pub(crate) fn bounds(hands: [u32; 3], leader: usize, declarer: usize, trumps: u32) -> (u32, u32) {
-    let n = hands[leader].count_ones();
+pub(crate) fn bounds(
+    hands: [u32; 3],
+    n: u32,
+    leader: usize,
+    declarer: usize,
+    trumps: u32,
+) -> (u32, u32) {
     let live = hands[0] | hands[1] | hands[2];
     let mut decl = 0;
     let mut defs = 0;

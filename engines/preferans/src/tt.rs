@@ -374,7 +374,7 @@ pub(crate) fn key(rel: [u32; 3]) -> u64 {
         let live = ((rel[0] >> shift) & 0xff) | h1 | h2;
         let code = u64::from(holder_bits(h1, live))
             | (u64::from(holder_bits(h2, live)) << 1)
-            | (3u64 << (2 * live.count_ones()));
+            | u64::from(SUIT_TERMINATOR[live as usize]);
         key |= (code & 0xffff) << (16 * s);
     }
     key
@@ -388,6 +388,18 @@ fn holder_bits(hand: u32, live: u32) -> u16 {
 }
 
 static HOLDER_BITS: [u16; 65536] = build_holder_bits();
+
+/// Per suit, indexed by the live cards: the terminator `11` after their holder codes,
+/// cut to 16 bits like the code (a full suit's lies beyond them).
+static SUIT_TERMINATOR: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut live = 0;
+    while live < 256 {
+        t[live] = (3u32 << (2 * (live as u32).count_ones())) as u16;
+        live += 1;
+    }
+    t
+};
 
 const fn build_holder_bits() -> [u16; 65536] {
     let mut t = [0u16; 65536];
