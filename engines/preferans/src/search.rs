@@ -140,18 +140,12 @@ impl<'t> Search<'t> {
         if n == 1 {
             return self.last_trick();
         }
-        let rel = [
-            self.hands[leader],
-            self.hands[(leader + 1) % 3],
-            self.hands[(leader + 2) % 3],
-        ];
         // The misère test is cheap and often decides: it runs before the key is
         // computed. The trump bounds cost more and overlap the table prefetch.
         if self.misere && quick::misere_clean(self.hands, leader, self.declarer) {
             return false;
         }
-        let key = tt::key(rel);
-        let declarer_rel = ((self.declarer + 3 - leader) % 3) as u8;
+        let (key, declarer_rel) = self.table_key(self.hands, leader);
         self.tt.prefetch(key, declarer_rel);
         if !self.misere {
             if let Some(answer) = self.quick_answer(target) {
@@ -215,6 +209,13 @@ impl<'t> Search<'t> {
         let p = (self.leader + PLY) % 3;
         let max = self.max_side(p);
         let moves = self.ordered_moves(PLY, p, NO_MOVE);
+        if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 2 {
+            // Mostly every last card gets tried (the side to move cannot reach its
+            // goal), so the table buckets of all the next trick starts load at once.
+            for &card in moves.as_slice() {
+                self.prefetch_after_last_card(p, card);
+            }
+        }
         for &card in moves.as_slice() {
             if self.play_card::<PLY>(card, target) == max {
                 self.history.record(p, card, self.tricks_left + 1);
@@ -222,6 +223,31 @@ impl<'t> Search<'t> {
             }
         }
         !max
+    }
+
+    /// Starts loading the table bucket of the trick start after `p` plays `card` as the
+    /// last card of this trick.
+    #[inline(always)]
+    fn prefetch_after_last_card(&self, p: usize, card: u8) {
+        let trick = [self.table[0], self.table[1], card];
+        let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
+        let mut hands = self.hands;
+        hands[p] &= !(1u32 << card);
+        let (key, declarer_rel) = self.table_key(hands, winner);
+        self.tt.prefetch(key, declarer_rel);
+    }
+
+    /// The table key of the trick start with `hands` and `leader` on lead, and the
+    /// declarer's seat relative to the leader.
+    #[inline(always)]
+    fn table_key(&self, hands: [u32; 3], leader: usize) -> (u64, u8) {
+        let rel = [
+            hands[leader],
+            hands[(leader + 1) % 3],
+            hands[(leader + 2) % 3],
+        ];
+        let declarer_rel = ((self.declarer + 3 - leader) % 3) as u8;
+        (tt::key(rel), declarer_rel)
     }
 
     /// Plays `card` as the `PLY`-th card of the trick and searches on.
