@@ -212,12 +212,15 @@ impl<'t> Search<'t> {
         if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 2 {
             // Mostly every last card gets tried (the side to move cannot reach its
             // goal), so the table buckets of all the next trick starts load at once.
+            // (A next trick start probes the table only with 2 or more tricks left.)
             for &card in moves.as_slice() {
                 self.prefetch_after_last_card(p, card);
             }
         }
         for &card in moves.as_slice() {
             if self.play_card::<PLY>(card, target) == max {
+                // A follower's cut-off weighs like a lead one trick earlier (tuned
+                // that way; the leads' weight is `tricks_left`).
                 self.history.record(p, card, self.tricks_left + 1);
                 return max;
             }
