@@ -219,8 +219,8 @@ impl<'t> Search<'t> {
         }
         for &card in moves.as_slice() {
             if self.play_card::<PLY>(card, target) == max {
-                // A follower's cut-off weighs like a lead one trick earlier (tuned
-                // that way; the leads' weight is `tricks_left`).
+                // A follower's cut-off weighs one trick more than a lead's, as the
+                // per-card search counted it (kept: the measured node counts).
                 self.history.record(p, card, self.tricks_left + 1);
                 return max;
             }
