@@ -85,27 +85,133 @@ pub(crate) fn bounds(
     (decl, n.saturating_sub(defs))
 }
 
-/// Misère: whether the declarer can surely avoid every remaining trick. True when in
-/// every suit all the declarer's cards are below all the defenders' cards (so it can
-/// always play under, and discards lose), and, if the declarer is on lead, it has a
-/// suit that a defender can still overtake.
+/// Misère: whether the declarer can surely avoid every remaining trick, by ducking.
+///
+/// Per suit, with the declarer's cards and the defenders' cards each in rising rank:
+/// the declarer's i-th lowest card must be below the defenders' i-th lowest, for every
+/// i both sides reach. Then however the defenders lead the suit, its i-th trick is
+/// led with a card at least their i-th lowest, and the declarer ducks with its i-th
+/// lowest; once they are out of the suit, its cards there never win (the declarer,
+/// never winning a trick, never leads). Discards lose (no trumps in misère).
+/// On lead, the declarer also needs a suit whose every card is below every
+/// defender's card of it: its lowest then loses, and that suit stays as it was.
 #[inline]
 pub(crate) fn misere_clean(hands: [u32; 3], leader: usize, declarer: usize) -> bool {
     let decl = hands[declarer];
     let defs = hands[(declarer + 1) % 3] | hands[(declarer + 2) % 3];
     let mut can_lead = false;
     for s in 0..4 {
-        let sm = suit_mask(s);
-        let (d, o) = (decl & sm, defs & sm);
+        let shift = 8 * s;
+        let (d, o) = ((decl >> shift) & 0xff, (defs >> shift) & 0xff);
         if d == 0 || o == 0 {
             continue;
         }
-        // Declarer's highest card (lowest id) must be below the defenders' lowest.
-        if d.trailing_zeros() < 31 - o.leading_zeros() {
+        let safety = MISERE_SUIT[((d as usize) << 8) | o as usize];
+        if safety & DUCKS == 0 {
             return false;
         }
-        can_lead = true;
+        can_lead |= safety & ALL_BELOW != 0;
     }
     // A declarer-only suit is harmless unless the declarer must lead into it.
     leader != declarer || can_lead
+}
+
+/// [`MISERE_SUIT`] flags: the declarer can duck every trick of the suit.
+const DUCKS: u8 = 1;
+/// Every declarer card of the suit is below every defender card of it.
+const ALL_BELOW: u8 = 2;
+
+/// Per suit, indexed by `declarer << 8 | defenders` (8 bits each, card 0 the highest).
+static MISERE_SUIT: [u8; 65536] = {
+    let mut t = [0u8; 65536];
+    let mut d: u32 = 0;
+    while d < 256 {
+        let mut o: u32 = 0;
+        while o < 256 {
+            // Walk both sides from the lowest card (bit 7) up, pairing the i-th lowest.
+            let (mut bd, mut bo) = (8i32, 8i32);
+            let mut ducks = true;
+            loop {
+                bd -= 1;
+                while bd >= 0 && d & (1 << bd) == 0 {
+                    bd -= 1;
+                }
+                bo -= 1;
+                while bo >= 0 && o & (1 << bo) == 0 {
+                    bo -= 1;
+                }
+                if bd < 0 || bo < 0 {
+                    break;
+                }
+                // A higher bit is a lower card: the declarer's must be the lower.
+                if bd < bo {
+                    ducks = false;
+                    break;
+                }
+            }
+            let mut flags = 0;
+            if ducks {
+                flags |= DUCKS;
+            }
+            // The declarer's highest card (lowest bit) below the defenders' lowest.
+            if d != 0 && o != 0 && d.trailing_zeros() > 31 - o.leading_zeros() {
+                flags |= ALL_BELOW;
+            }
+            t[((d << 8) | o) as usize] = flags;
+            o += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bits of the cards of one suit, `A K Q J T 9 8 7` being bits 0..7.
+    fn suit(cards: &str) -> usize {
+        cards
+            .chars()
+            .map(|c| 1 << "AKQJT987".find(c).unwrap())
+            .sum()
+    }
+
+    fn flags(declarer: &str, defenders: &str) -> u8 {
+        MISERE_SUIT[(suit(declarer) << 8) | suit(defenders)]
+    }
+
+    #[test]
+    fn misere_suit_flags() {
+        // 7 under 8 and 9 under T: every defenders' lead can be ducked.
+        assert_eq!(flags("97", "T8"), DUCKS);
+        assert_eq!(flags("87", "AK"), DUCKS | ALL_BELOW);
+        // The defenders lead the 7: the declarer's 8 wins.
+        assert_eq!(flags("8", "7"), 0);
+        // The defenders lead the 8: both the declarer's cards are above it.
+        assert_eq!(flags("J9", "T8"), 0);
+        // More declarer cards than defenders': the last ones are never led into.
+        assert_eq!(flags("A97", "8"), DUCKS);
+    }
+
+    #[test]
+    fn interleaved_suits_are_clean_but_not_for_a_lead() {
+        let spades = |cards: &str| suit(cards) as u32;
+        let hearts = |cards: &str| (suit(cards) as u32) << 8;
+        // Declarer (seat 0) 97 of spades; defenders T8 of spades and a heart each.
+        let hands = [
+            spades("97"),
+            spades("T") | hearts("A"),
+            spades("8") | hearts("K"),
+        ];
+        assert!(misere_clean(hands, 1, 0));
+        // On lead the declarer has no suit it can lead safely for sure.
+        assert!(!misere_clean(hands, 0, 0));
+        let hands = [
+            spades("87"),
+            spades("A") | hearts("A"),
+            spades("K") | hearts("K"),
+        ];
+        assert!(misere_clean(hands, 0, 0));
+    }
 }
