@@ -6,7 +6,7 @@
 //! - a run of top trumps held by one player: a trump higher than every other live
 //!   trump wins whenever it is played.
 
-use super::rules::{suit_len, suit_mask};
+use super::rules::{suit_len, suit_mask, suit_pair_table};
 
 /// Length of the run of top live cards of suit `s` held in `mine`.
 #[inline]
@@ -121,49 +121,43 @@ const DUCKS: u8 = 1;
 /// Every declarer card of the suit is below every defender card of it.
 const ALL_BELOW: u8 = 2;
 
-/// Per suit, indexed by `declarer << 8 | defenders` (8 bits each, card 0 the highest).
-static MISERE_SUIT: [u8; 65536] = {
-    let mut t = [0u8; 65536];
-    let mut d: u32 = 0;
-    while d < 256 {
-        let mut o: u32 = 0;
-        while o < 256 {
-            // Walk both sides from the lowest card (bit 7) up, pairing the i-th lowest.
-            let (mut bd, mut bo) = (8i32, 8i32);
-            let mut ducks = true;
-            loop {
-                bd -= 1;
-                while bd >= 0 && d & (1 << bd) == 0 {
-                    bd -= 1;
-                }
-                bo -= 1;
-                while bo >= 0 && o & (1 << bo) == 0 {
-                    bo -= 1;
-                }
-                if bd < 0 || bo < 0 {
-                    break;
-                }
-                // A higher bit is a lower card: the declarer's must be the lower.
-                if bd < bo {
-                    ducks = false;
-                    break;
-                }
-            }
-            let mut flags = 0;
-            if ducks {
-                flags |= DUCKS;
-            }
-            // The declarer's highest card (lowest bit) below the defenders' lowest.
-            if d != 0 && o != 0 && d.trailing_zeros() > 31 - o.leading_zeros() {
-                flags |= ALL_BELOW;
-            }
-            t[((d << 8) | o) as usize] = flags;
-            o += 1;
+/// Per suit, indexed by `declarer << 8 | defenders`.
+static MISERE_SUIT: [u8; 65536] = suit_pair_table!(u8, misere_suit_flags);
+
+/// The [`DUCKS`] and [`ALL_BELOW`] flags of the declarer's cards `d` of a suit
+/// against the defenders' cards `o` of it.
+const fn misere_suit_flags(d: u32, o: u32) -> u8 {
+    // Walk both sides from the lowest card (bit 7) up, pairing the i-th lowest.
+    let (mut bd, mut bo) = (8i32, 8i32);
+    let mut ducks = true;
+    loop {
+        bd -= 1;
+        while bd >= 0 && d & (1 << bd) == 0 {
+            bd -= 1;
         }
-        d += 1;
+        bo -= 1;
+        while bo >= 0 && o & (1 << bo) == 0 {
+            bo -= 1;
+        }
+        if bd < 0 || bo < 0 {
+            break;
+        }
+        // A higher bit is a lower card: the declarer's must be the lower.
+        if bd < bo {
+            ducks = false;
+            break;
+        }
     }
-    t
-};
+    let mut flags = 0;
+    if ducks {
+        flags |= DUCKS;
+    }
+    // The declarer's highest card (lowest bit) below the defenders' lowest.
+    if d != 0 && o != 0 && d.trailing_zeros() > 31 - o.leading_zeros() {
+        flags |= ALL_BELOW;
+    }
+    flags
+}
 
 #[cfg(test)]
 mod tests {

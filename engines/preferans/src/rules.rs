@@ -88,36 +88,41 @@ pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
     out & cands
 }
 
-/// Per suit, indexed by `live << 8 | hand` (8 bits each, card 0 the highest): the
-/// cards of `hand` whose next higher live card is not in `hand`.
-static SUIT_REPRESENTATIVES: [u8; 65536] = build_suit_representatives();
-
-const fn build_suit_representatives() -> [u8; 65536] {
-    let mut t = [0u8; 65536];
-    let mut live = 0;
-    while live < 256 {
-        let mut hand = 0;
-        while hand < 256 {
-            let mut out = 0u8;
-            // The holder of the previous (higher) live card: none yet.
-            let mut previous_mine = false;
-            let mut b = 0;
-            while b < 8 {
-                if live & (1 << b) != 0 {
-                    let mine = hand & (1 << b) != 0;
-                    if mine && !previous_mine {
-                        out |= 1 << b;
-                    }
-                    previous_mine = mine;
-                }
-                b += 1;
-            }
-            t[(live << 8) | hand] = out;
-            hand += 1;
+/// A table with one entry per pair of 8-bit suit masks `(a, b)` (card 0 the highest),
+/// at index `a << 8 | b`, built at compile time from `entry(a, b)`, a const fn.
+macro_rules! suit_pair_table {
+    ($ty:ty, $entry:path) => {{
+        let mut t: [$ty; 65536] = [0; 65536];
+        let mut i = 0;
+        while i < 65536 {
+            t[i] = $entry((i >> 8) as u32, (i & 0xff) as u32);
+            i += 1;
         }
-        live += 1;
+        t
+    }};
+}
+pub(crate) use suit_pair_table;
+
+/// Per suit, indexed by `live << 8 | hand`: the cards of `hand` whose next higher
+/// live card is not in `hand`.
+static SUIT_REPRESENTATIVES: [u8; 65536] = suit_pair_table!(u8, suit_representatives);
+
+const fn suit_representatives(live: u32, hand: u32) -> u8 {
+    let mut out = 0u8;
+    // The holder of the previous (higher) live card: none yet.
+    let mut previous_mine = false;
+    let mut b = 0;
+    while b < 8 {
+        if live & (1 << b) != 0 {
+            let mine = hand & (1 << b) != 0;
+            if mine && !previous_mine {
+                out |= 1 << b;
+            }
+            previous_mine = mine;
+        }
+        b += 1;
     }
-    t
+    out
 }
 
 #[cfg(test)]

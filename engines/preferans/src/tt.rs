@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use super::contract::Strain;
+use super::rules::suit_pair_table;
 
 /// Default table size in bytes.
 pub const DEFAULT_TT_BYTES: usize = 64 << 20;
@@ -387,7 +388,7 @@ fn holder_bits(hand: u32, live: u32) -> u16 {
     HOLDER_BITS[((live as usize) << 8) | hand as usize]
 }
 
-static HOLDER_BITS: [u16; 65536] = build_holder_bits();
+static HOLDER_BITS: [u16; 65536] = suit_pair_table!(u16, spread_holder_bits);
 
 /// Per suit, indexed by the live cards: the terminator `11` after their holder codes,
 /// cut to 16 bits like the code (a full suit's lies beyond them).
@@ -401,30 +402,22 @@ static SUIT_TERMINATOR: [u16; 256] = {
     t
 };
 
-const fn build_holder_bits() -> [u16; 65536] {
-    let mut t = [0u16; 65536];
-    let mut live = 0;
-    while live < 256 {
-        let mut hand = 0;
-        while hand < 256 {
-            let mut out = 0u16;
-            let mut k = 0;
-            let mut b = 0;
-            while b < 8 {
-                if live & (1 << b) != 0 {
-                    if hand & (1 << b) != 0 {
-                        out |= 1 << (2 * k);
-                    }
-                    k += 1;
-                }
-                b += 1;
+/// The bits of `hand` at the set positions of `live`, gathered to the low end and
+/// spread to the even bit positions.
+const fn spread_holder_bits(live: u32, hand: u32) -> u16 {
+    let mut out = 0u16;
+    let mut k = 0;
+    let mut b = 0;
+    while b < 8 {
+        if live & (1 << b) != 0 {
+            if hand & (1 << b) != 0 {
+                out |= 1 << (2 * k);
             }
-            t[(live << 8) | hand] = out;
-            hand += 1;
+            k += 1;
         }
-        live += 1;
+        b += 1;
     }
-    t
+    out
 }
 
 #[cfg(test)]
