@@ -3,7 +3,7 @@
 //! Only representatives of equivalent-card groups are generated.
 
 use super::rules::{beats, suit_len, suit_mask, suit_of};
-use super::search::Search;
+use super::search::{Search, Trick};
 use super::tt::NO_MOVE;
 
 /// Weight of the static heuristics against the history bonus (0..=32).
@@ -31,8 +31,8 @@ const fn height(card: u8) -> i32 {
 
 impl Search<'_> {
     #[inline(always)]
-    pub(super) fn ordered_moves(&self, ply: usize, p: usize, best: u8) -> MoveList {
-        let reps = self.representatives(ply, p);
+    pub(super) fn ordered_moves(&self, ply: usize, p: usize, best: u8, trick: Trick) -> MoveList {
+        let reps = self.representatives(ply, p, trick);
         if reps & reps.wrapping_sub(1) == 0 {
             // A single choice needs no scoring.
             let mut cards = [0u8; 10];
@@ -52,7 +52,7 @@ impl Search<'_> {
             let mut score = if ply == 0 {
                 self.lead_score(p, c)
             } else {
-                self.follow_score(ply, p, c)
+                self.follow_score(ply, p, c, trick)
             };
             score = score * HEURISTIC_WEIGHT + self.history.bonus(p, c);
             if c == best {
@@ -132,12 +132,12 @@ impl Search<'_> {
     }
 
     #[inline(always)]
-    fn follow_score(&self, ply: usize, p: usize, c: u8) -> i32 {
+    fn follow_score(&self, ply: usize, p: usize, c: u8, trick: Trick) -> i32 {
         let mut win = 0;
-        if ply == 2 && beats(self.table[1], self.table[0], self.trumps) {
+        if ply == 2 && beats(trick[1], trick[0], self.trumps) {
             win = 1;
         }
-        let win_card = self.table[win];
+        let win_card = trick[win];
         let win_seat = (self.leader + win) % 3;
         let mine_winning = (win_seat == self.declarer) == (p == self.declarer);
         let beats_now = beats(c, win_card, self.trumps);
@@ -185,7 +185,7 @@ impl Search<'_> {
         }
         if beats_now {
             let third = (self.leader + 2) % 3;
-            let third_s = self.hands[third] & suit_mask(suit_of(self.table[0]));
+            let third_s = self.hands[third] & suit_mask(suit_of(trick[0]));
             // Winning cheaply is good if the third player cannot overtake.
             let overtake = third_s & ((1u32 << c) - 1) & suit_mask(suit_of(c));
             return if overtake == 0 {
@@ -264,10 +264,10 @@ mod tests {
             let raw = RawPosition { hands, table: &table, leader, declarer };
             let search = Search::new(&mut tt, &mut history, raw, trumps, misere);
             let p = (leader + ply) % 3;
-            let plain = search.representatives(ply, p);
+            let plain = search.representatives(ply, p, search.table);
             let plain_cards: Vec<u8> = (0..32u8).filter(|&c| plain & (1 << c) != 0).collect();
             let best = plain_cards.get(best_pick).copied().unwrap_or(NO_MOVE);
-            let ordered = search.ordered_moves(ply, p, best);
+            let ordered = search.ordered_moves(ply, p, best, search.table);
             let mut sorted = ordered.as_slice().to_vec();
             sorted.sort_unstable();
             prop_assert_eq!(&sorted, &plain_cards);

@@ -24,7 +24,7 @@ fn top_run(mine: u32, live: u32, s: u32) -> u32 {
 
 /// Tricks the leader can cash from the top without losing the lead.
 #[inline]
-fn cashable(hands: [u32; 3], leader: usize, trumps: u32) -> u32 {
+fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
     let me = hands[leader];
     let others = [hands[(leader + 1) % 3], hands[(leader + 2) % 3]];
     let live = me | others[0] | others[1];
@@ -56,7 +56,7 @@ fn cashable(hands: [u32; 3], leader: usize, trumps: u32) -> u32 {
 /// Lower and upper bound on the declarer's tricks in the `n` remaining tricks.
 #[inline]
 pub(crate) fn bounds(
-    hands: [u32; 3],
+    hands: &[u32; 3],
     n: u32,
     leader: usize,
     declarer: usize,
@@ -89,14 +89,18 @@ pub(crate) fn bounds(
 ///
 /// Per suit, with the declarer's cards and the defenders' cards each in rising rank:
 /// the declarer's i-th lowest card must be below the defenders' i-th lowest, for every
-/// i both sides reach. Then however the defenders lead the suit, its i-th trick is
-/// led with a card at least their i-th lowest, and the declarer ducks with its i-th
-/// lowest; once they are out of the suit, its cards there never win (the declarer,
-/// never winning a trick, never leads). Discards lose (no trumps in misère).
+/// i both sides reach. Put otherwise: below each defender card `e`, the declarer holds
+/// at least as many cards as the defenders hold up to `e`, or all of its cards.
+/// The declarer keeps that when a defender leads `x` and it plays its highest card
+/// below `x` (it has one: its lowest is below their lowest), and when, void, it
+/// discards its highest card of a suit; defender cards leaving only help. So it never
+/// wins a trick (discards lose: no trumps in misère), and so never leads. (Ducking
+/// with its lowest card would not do: with 7 9 against one defender's 8 T J, the
+/// lead of the jack and then the eight would force the nine to win.)
 /// On lead, the declarer also needs a suit whose every card is below every
-/// defender's card of it: its lowest then loses, and that suit stays as it was.
+/// defender's card of it: its lowest then loses, and that suit keeps the rule.
 #[inline]
-pub(crate) fn misere_clean(hands: [u32; 3], leader: usize, declarer: usize) -> bool {
+pub(crate) fn misere_clean(hands: &[u32; 3], leader: usize, declarer: usize) -> bool {
     let decl = hands[declarer];
     let defs = hands[(declarer + 1) % 3] | hands[(declarer + 2) % 3];
     let mut can_lead = false;
@@ -198,14 +202,14 @@ mod tests {
             spades("T") | hearts("A"),
             spades("8") | hearts("K"),
         ];
-        assert!(misere_clean(hands, 1, 0));
+        assert!(misere_clean(&hands, 1, 0));
         // On lead the declarer has no suit it can lead safely for sure.
-        assert!(!misere_clean(hands, 0, 0));
+        assert!(!misere_clean(&hands, 0, 0));
         let hands = [
             spades("87"),
             spades("A") | hearts("A"),
             spades("K") | hearts("K"),
         ];
-        assert!(misere_clean(hands, 0, 0));
+        assert!(misere_clean(&hands, 0, 0));
     }
 }

@@ -19,6 +19,10 @@ pub(crate) struct RawPosition<'a> {
     pub declarer: usize,
 }
 
+/// The cards of the trick being played, in play order (only the first `ply` are
+/// meaningful).
+pub(crate) type Trick = [u8; 3];
+
 /// Mutable search state for one solve; seats are indices 0..3 (N, E, W).
 pub(crate) struct Search<'t> {
     pub(super) tt: &'t mut TableHandle,
@@ -31,8 +35,11 @@ pub(crate) struct Search<'t> {
     tricks_left: u32,
     pub(super) leader: usize,
     pub(super) declarer: usize,
-    /// Cards of the current trick in play order (only the first `ply` are meaningful).
-    pub(super) table: [u8; 3],
+    /// The cards on the table when the search started, in play order (only the first
+    /// `ply` are meaningful). Inside the search a trick's cards travel as a value
+    /// ([`Trick`]), not through this field: a byte store followed by a wider load of
+    /// the same bytes stalls the store forwarding.
+    pub(super) table: Trick,
     pub(super) trumps: u32,
     pub(super) misere: bool,
     pub(super) nodes: u64,
@@ -108,19 +115,21 @@ impl<'t> Search<'t> {
 
     /// The position with `ply` cards on the table: can the declarer reach `target`?
     pub fn node(&mut self, ply: usize, target: i32) -> bool {
+        let trick = self.table;
         match ply {
             0 => self.trick_start(target),
-            1 => self.follow::<1>(target),
-            _ => self.follow::<2>(target),
+            1 => self.follow::<1>(target, trick),
+            _ => self.follow::<2>(target, trick),
         }
     }
 
     /// Plays `card` as the `ply`-th card of the trick and searches on.
     pub fn play(&mut self, ply: usize, card: u8, target: i32) -> bool {
+        let trick = self.table;
         match ply {
-            0 => self.play_card::<0>(card, target),
-            1 => self.play_card::<1>(card, target),
-            _ => self.play_card::<2>(card, target),
+            0 => self.play_card::<0>(card, target, trick),
+            1 => self.play_card::<1>(card, target, trick),
+            _ => self.play_card::<2>(card, target, trick),
         }
     }
 
@@ -142,10 +151,10 @@ impl<'t> Search<'t> {
         }
         // The misère test is cheap and often decides: it runs before the key is
         // computed. The trump bounds cost more and overlap the table prefetch.
-        if self.misere && quick::misere_clean(self.hands, leader, self.declarer) {
+        if self.misere && quick::misere_clean(&self.hands, leader, self.declarer) {
             return false;
         }
-        let (key, declarer_rel) = self.table_key(self.hands, leader);
+        let (key, declarer_rel) = self.table_key(&self.hands, leader);
         self.tt.prefetch(key, declarer_rel);
         if !self.misere {
             if let Some(answer) = self.quick_answer(target) {
@@ -163,10 +172,10 @@ impl<'t> Search<'t> {
             best = p.best;
         }
         let max = self.max_side(leader);
-        let moves = self.ordered_moves(0, leader, best);
+        let moves = self.ordered_moves(0, leader, best, [0; 3]);
         let mut result = !max;
         for &card in moves.as_slice() {
-            if self.play_card::<0>(card, target) == max {
+            if self.play_card::<0>(card, target, [0; 3]) == max {
                 result = max;
                 best = card;
                 self.history.record(leader, card, n as u32);
@@ -187,7 +196,7 @@ impl<'t> Search<'t> {
     #[inline]
     fn quick_answer(&self, target: i32) -> Option<bool> {
         let (lo, hi) = quick::bounds(
-            self.hands,
+            &self.hands,
             self.tricks_left,
             self.leader,
             self.declarer,
@@ -204,21 +213,21 @@ impl<'t> Search<'t> {
 
     /// The second (`PLY` 1) or third (`PLY` 2) card of a trick.
     #[inline(always)]
-    fn follow<const PLY: usize>(&mut self, target: i32) -> bool {
+    fn follow<const PLY: usize>(&mut self, target: i32, trick: Trick) -> bool {
         self.nodes += 1;
         let p = (self.leader + PLY) % 3;
         let max = self.max_side(p);
-        let moves = self.ordered_moves(PLY, p, NO_MOVE);
+        let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
         if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 2 {
             // Mostly every last card gets tried (the side to move cannot reach its
             // goal), so the table buckets of all the next trick starts load at once.
             // (A next trick start probes the table only with 2 or more tricks left.)
             for &card in moves.as_slice() {
-                self.prefetch_after_last_card(p, card);
+                self.prefetch_after_last_card(p, [trick[0], trick[1], card]);
             }
         }
         for &card in moves.as_slice() {
-            if self.play_card::<PLY>(card, target) == max {
+            if self.play_card::<PLY>(card, target, trick) == max {
                 // A follower's cut-off weighs one trick more than a lead's, as the
                 // per-card search counted it (kept: the measured node counts).
                 self.history.record(p, card, self.tricks_left + 1);
@@ -228,22 +237,21 @@ impl<'t> Search<'t> {
         !max
     }
 
-    /// Starts loading the table bucket of the trick start after `p` plays `card` as the
-    /// last card of this trick.
+    /// Starts loading the table bucket of the trick start after `p` completes `trick`
+    /// with its last card.
     #[inline(always)]
-    fn prefetch_after_last_card(&self, p: usize, card: u8) {
-        let trick = [self.table[0], self.table[1], card];
+    fn prefetch_after_last_card(&self, p: usize, trick: Trick) {
         let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
         let mut hands = self.hands;
-        hands[p] &= !(1u32 << card);
-        let (key, declarer_rel) = self.table_key(hands, winner);
+        hands[p] &= !(1u32 << trick[2]);
+        let (key, declarer_rel) = self.table_key(&hands, winner);
         self.tt.prefetch(key, declarer_rel);
     }
 
     /// The table key of the trick start with `hands` and `leader` on lead, and the
     /// declarer's seat relative to the leader.
     #[inline(always)]
-    fn table_key(&self, hands: [u32; 3], leader: usize) -> (u64, u8) {
+    fn table_key(&self, hands: &[u32; 3], leader: usize) -> (u64, u8) {
         let rel = [
             hands[leader],
             hands[(leader + 1) % 3],
@@ -255,27 +263,26 @@ impl<'t> Search<'t> {
 
     /// Plays `card` as the `PLY`-th card of the trick and searches on.
     #[inline(always)]
-    fn play_card<const PLY: usize>(&mut self, card: u8, target: i32) -> bool {
+    fn play_card<const PLY: usize>(&mut self, card: u8, target: i32, mut trick: Trick) -> bool {
         let p = (self.leader + PLY) % 3;
         let bit = 1u32 << card;
         self.hands[p] &= !bit;
-        self.table[PLY] = card;
+        trick[PLY] = card;
         let r = match PLY {
-            0 => self.follow::<1>(target),
-            1 => self.follow::<2>(target),
-            _ => self.finish_trick(target),
+            0 => self.follow::<1>(target, trick),
+            1 => self.follow::<2>(target, trick),
+            _ => self.finish_trick(target, trick),
         };
         self.hands[p] |= bit;
         r
     }
 
     #[inline(always)]
-    fn finish_trick(&mut self, target: i32) -> bool {
-        let saved_table = self.table;
+    fn finish_trick(&mut self, target: i32, trick: Trick) -> bool {
         let saved_leader = self.leader;
         let saved_live = self.live;
-        let winner = (self.leader + trick_winner(self.table, self.trumps)) % 3;
-        self.live &= !((1u32 << self.table[0]) | (1u32 << self.table[1]) | (1u32 << self.table[2]));
+        let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
+        self.live &= !((1u32 << trick[0]) | (1u32 << trick[1]) | (1u32 << trick[2]));
         self.leader = winner;
         self.tricks_left -= 1;
         let t = target - i32::from(winner == self.declarer);
@@ -283,7 +290,6 @@ impl<'t> Search<'t> {
         self.tricks_left += 1;
         self.leader = saved_leader;
         self.live = saved_live;
-        self.table = saved_table;
         r
     }
 
@@ -299,10 +305,10 @@ impl<'t> Search<'t> {
         winner == self.declarer
     }
 
-    /// Legal cards of seat `p` at `ply`, one per group of equivalent cards.
+    /// Legal cards of seat `p` at `ply` of `trick`, one per group of equivalent cards.
     #[inline(always)]
-    pub(super) fn representatives(&self, ply: usize, p: usize) -> u32 {
-        let led = if ply == 0 { None } else { Some(self.table[0]) };
+    pub(super) fn representatives(&self, ply: usize, p: usize, trick: Trick) -> u32 {
+        let led = if ply == 0 { None } else { Some(trick[0]) };
         let hand = self.hands[p];
         let legal = rules::legal(hand, led, self.trumps);
         let mut live = self.live;
@@ -310,10 +316,10 @@ impl<'t> Search<'t> {
             // The last card of a trick: the table card that is not winning leaves with
             // the trick and no longer separates two cards. The winning card stays in
             // `live`, so two cards grouped here also win or lose this trick alike.
-            let losing = if rules::beats(self.table[1], self.table[0], self.trumps) {
-                self.table[0]
+            let losing = if rules::beats(trick[1], trick[0], self.trumps) {
+                trick[0]
             } else {
-                self.table[1]
+                trick[1]
             };
             live &= !(1u32 << losing);
         }
