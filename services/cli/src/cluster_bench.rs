@@ -145,13 +145,13 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
     if !bin.exists() {
         bail!("{} not found: build it (cargo build --release -p preferans-worker) or pass --worker-bin", bin.display());
     }
-    // A worker left from an older build would measure an older engine than the
-    // in-process rows (a plain `cargo build` builds only this binary).
+    // A worker left from an older build may hold an older engine than the in-process
+    // rows (a plain `cargo build` builds only this binary, not the worker).
     let modified = |path: &std::path::Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
     if let (Some(worker), Some(bench)) = (modified(&bin), modified(&std::env::current_exe()?)) {
         if worker < bench {
             eprintln!(
-                "warning: {} is older than this binary; rebuild it (cargo build --release --workspace) or the cluster rows measure an older engine",
+                "warning: {} is older than this binary; rebuild both (cargo build --release --workspace), or the cluster rows may measure an older engine",
                 bin.display()
             );
         }
