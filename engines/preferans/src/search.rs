@@ -91,6 +91,14 @@ impl<'t> Search<'t> {
 
     /// Exact declarer tricks by repeated zero-window tests, starting near `guess`.
     /// `test(search, t)` answers "declarer tricks >= t?".
+    ///
+    /// The order of the tests changes their cost, not the answer. Measured on the ten
+    /// standard problems and on random views (nodes):
+    /// - in misère, first whether the declarer takes a trick at all (the contract's
+    ///   own question, often answered at once), then from `guess`;
+    /// - in trump and no-trump games, first one trick more than `guess`: when the
+    ///   value is `guess`, refuting `guess + 1` and then proving `guess` costs less
+    ///   than the other way round.
     pub fn exact(
         &mut self,
         mut lo: i32,
@@ -98,7 +106,16 @@ impl<'t> Search<'t> {
         guess: i32,
         mut test: impl FnMut(&mut Self, i32) -> bool,
     ) -> u8 {
-        let mut t = guess;
+        let mut t = guess + 1;
+        if self.misere && lo == 0 && hi > 0 {
+            self.searches += 1;
+            if test(self, 1) {
+                lo = 1;
+                t = guess.max(2);
+            } else {
+                hi = 0;
+            }
+        }
         while lo < hi {
             t = t.clamp(lo + 1, hi);
             self.searches += 1;
