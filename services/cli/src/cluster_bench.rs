@@ -146,14 +146,18 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         bail!("{} not found: build it (cargo build --release -p preferans-worker) or pass --worker-bin", bin.display());
     }
     // A worker left from an older build may hold an older engine than the in-process
-    // rows (a plain `cargo build` builds only this binary, not the worker).
+    // rows (a plain `cargo build` builds only this binary, not the worker). A build of
+    // the whole workspace links the worker a little before this binary, hence the margin.
     let modified = |path: &std::path::Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
     if let (Some(worker), Some(bench)) = (modified(&bin), modified(&std::env::current_exe()?)) {
-        if worker < bench {
-            eprintln!(
-                "warning: {} is older than this binary; rebuild both (cargo build --release --workspace), or the cluster rows may measure an older engine",
-                bin.display()
-            );
+        if let Ok(older) = bench.duration_since(worker) {
+            if older > Duration::from_secs(600) {
+                eprintln!(
+                    "warning: {} was built {} min before this binary; rebuild both (cargo build --release --workspace), or the cluster rows may measure an older engine",
+                    bin.display(),
+                    older.as_secs() / 60
+                );
+            }
         }
     }
     let (name, view, contract, leader) = problem;
