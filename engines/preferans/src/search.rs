@@ -343,3 +343,60 @@ impl<'t> Search<'t> {
         rules::representatives(legal, hand, live)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use super::super::history::History;
+    use super::super::tt::{Table, TableHandle};
+    use super::{RawPosition, Search};
+
+    /// Runs `f` on a fresh search (its own table and history) of `raw`.
+    fn with_search<R>(
+        raw: RawPosition<'_>,
+        trumps: u32,
+        misere: bool,
+        f: impl FnOnce(&mut Search<'_>) -> R,
+    ) -> R {
+        let mut tt = TableHandle::new(Arc::new(Table::new(1 << 16)));
+        let mut history = History::default();
+        f(&mut Search::new(&mut tt, &mut history, raw, trumps, misere))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Whatever the guess, `exact` finds what a plain scan of the zero-window
+        /// tests finds: the most tricks the declarer can reach (its order of tests
+        /// differs by strain and guess; the value must not).
+        #[test]
+        fn exact_is_the_same_from_every_guess(
+            deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
+            n in 1usize..=6,
+            leader in 0usize..3,
+            declarer in 0usize..3,
+            strain in 0u32..6,
+        ) {
+            let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
+            let misere = strain == 5;
+            let mut hands = [0u32; 3];
+            for (i, &c) in deck[..3 * n].iter().enumerate() {
+                hands[i % 3] |= 1 << c;
+            }
+            let raw = RawPosition { hands, table: &[], leader, declarer };
+            let n = n as i32;
+            let scanned = with_search(raw, trumps, misere, |s| {
+                (1..=n).take_while(|&t| s.node(0, t)).count() as u8
+            });
+            for guess in 0..=n {
+                let exact = with_search(raw, trumps, misere, |s| {
+                    s.exact(0, n, guess, |s, t| s.node(0, t))
+                });
+                prop_assert_eq!(exact, scanned, "guess {}", guess);
+            }
+        }
+    }
+}
