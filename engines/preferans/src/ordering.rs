@@ -205,34 +205,9 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::history::History;
-    use super::super::rules;
+    use super::super::search::tests::{position, strain_masks};
     use super::super::search::{RawPosition, Search};
     use super::super::tt::{Table, TableHandle, NO_MOVE};
-
-    /// A random position: `n` cards each from a shuffled 32-card deck, the first
-    /// `ply` seats of the trick having played a legal card (the rest keep `n`).
-    fn position(
-        deck: &[u8],
-        n: usize,
-        ply: usize,
-        leader: usize,
-        trumps: u32,
-    ) -> ([u32; 3], Vec<u8>) {
-        let mut hands = [0u32; 3];
-        for (i, &c) in deck[..3 * n].iter().enumerate() {
-            hands[i % 3] |= 1 << c;
-        }
-        let mut table = Vec::new();
-        for k in 0..ply {
-            let p = (leader + k) % 3;
-            let legal = rules::legal(hands[p], table.first().copied(), trumps);
-            // The highest legal card: any legal card will do.
-            let c = legal.trailing_zeros() as u8;
-            hands[p] &= !(1 << c);
-            table.push(c);
-        }
-        (hands, table)
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
@@ -250,8 +225,7 @@ mod tests {
             best_pick in 0usize..12,
             history_seed in any::<u64>(),
         ) {
-            let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
-            let misere = strain == 5;
+            let (trumps, misere) = strain_masks(strain);
             let (hands, table) = position(&deck, n, ply, leader, trumps);
             let mut tt = TableHandle::new(std::sync::Arc::new(Table::new(1 << 16)));
             // A non-empty history, so its bonus takes part in the ordering.

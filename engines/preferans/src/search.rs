@@ -345,14 +345,47 @@ impl<'t> Search<'t> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::Arc;
 
     use proptest::prelude::*;
 
     use super::super::history::History;
+    use super::super::rules;
     use super::super::tt::{Table, TableHandle};
     use super::{RawPosition, Search};
+
+    /// The trump mask and misère flag of strain `0..6`: suits 0..3 trumps, 4 no
+    /// trumps, 5 misère.
+    pub(in super::super) fn strain_masks(strain: u32) -> (u32, bool) {
+        let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
+        (trumps, strain == 5)
+    }
+
+    /// A random position: `n` cards each from a shuffled 32-card deck, the first
+    /// `ply` seats of the trick having played a legal card (the rest keep `n`).
+    pub(in super::super) fn position(
+        deck: &[u8],
+        n: usize,
+        ply: usize,
+        leader: usize,
+        trumps: u32,
+    ) -> ([u32; 3], Vec<u8>) {
+        let mut hands = [0u32; 3];
+        for (i, &c) in deck[..3 * n].iter().enumerate() {
+            hands[i % 3] |= 1 << c;
+        }
+        let mut table = Vec::new();
+        for k in 0..ply {
+            let p = (leader + k) % 3;
+            let legal = rules::legal(hands[p], table.first().copied(), trumps);
+            // The highest legal card: any legal card will do.
+            let c = legal.trailing_zeros() as u8;
+            hands[p] &= !(1 << c);
+            table.push(c);
+        }
+        (hands, table)
+    }
 
     /// Runs `f` on a fresh search (its own table and history) of `raw`.
     fn with_search<R>(
@@ -380,12 +413,8 @@ mod tests {
             declarer in 0usize..3,
             strain in 0u32..6,
         ) {
-            let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
-            let misere = strain == 5;
-            let mut hands = [0u32; 3];
-            for (i, &c) in deck[..3 * n].iter().enumerate() {
-                hands[i % 3] |= 1 << c;
-            }
+            let (trumps, misere) = strain_masks(strain);
+            let (hands, _) = position(&deck, n, 0, leader, trumps);
             let raw = RawPosition { hands, table: &[], leader, declarer };
             let n = n as i32;
             let scanned = with_search(raw, trumps, misere, |s| {
