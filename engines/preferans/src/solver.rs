@@ -132,6 +132,7 @@ impl Solver {
         self.solves += 1;
         let ply = raw.table.len();
         let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
+        self.tt.set_scope(out_of_play(&raw));
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
@@ -156,6 +157,7 @@ impl Solver {
         let p = (raw.leader + ply) % 3;
         let hand = raw.hands[p];
         let n = hand.count_ones() as i32;
+        self.tt.set_scope(out_of_play(&raw));
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];
@@ -192,6 +194,12 @@ fn make_search<'t>(
     raw: RawPosition<'_>,
 ) -> Search<'t> {
     Search::new(tt, history, raw, trump_mask(strain), strain.is_misere())
+}
+
+/// The cards in no hand and not on the table.
+fn out_of_play(raw: &RawPosition<'_>) -> u32 {
+    let on_table = raw.table.iter().fold(0u32, |m, &c| m | 1 << c);
+    !(raw.hands[0] | raw.hands[1] | raw.hands[2] | on_table)
 }
 
 fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {

@@ -47,6 +47,8 @@ struct Data {
     generation: u8,
     /// [`strain_tag`] of the strain the bounds hold for.
     strain: u8,
+    /// [`scope_tag`] of the out-of-play cards of the search that last stored it.
+    scope: u8,
 }
 
 impl Data {
@@ -60,7 +62,7 @@ impl Data {
             self.best,
             self.generation,
             self.strain,
-            0,
+            self.scope,
         ])
     }
 
@@ -75,6 +77,7 @@ impl Data {
             best: b[4],
             generation: b[5],
             strain: b[6],
+            scope: b[7],
         }
     }
 }
@@ -154,6 +157,8 @@ pub(crate) struct TableHandle {
     generation: u8,
     /// Tag of the strain being searched.
     strain: u8,
+    /// Tag of the cards out of play in the positions being searched.
+    scope: u8,
     pub probes: u64,
     pub hits: u64,
     pub stores: u64,
@@ -168,6 +173,7 @@ impl TableHandle {
             table,
             generation: 0,
             strain: 0,
+            scope: 0,
             probes: 0,
             hits: 0,
             stores: 0,
@@ -186,6 +192,16 @@ impl TableHandle {
     /// Entries are read and written for `strain` from now on.
     pub fn set_strain(&mut self, strain: Strain) {
         self.strain = strain_tag(strain);
+    }
+
+    /// Entries are stored for positions whose out-of-play cards (in no hand and not on
+    /// the table) are `out_of_play`. Entries stored with other cards out of play, or
+    /// for another strain, are replaced before any of this scope's: they come from
+    /// another analysis (or from earlier tricks of a deal) and are rarely found again.
+    /// Kept on an equal footing, they cost the next analysis 7-19% more nodes on the
+    /// standard problems. While they last they stay readable: their bounds hold.
+    pub fn set_scope(&mut self, out_of_play: u32) {
+        self.scope = scope_tag(out_of_play);
     }
 
     /// Adds the slots this handle filled to the table's count; called after each solve.
@@ -265,14 +281,18 @@ impl TableHandle {
                     hi: d.hi.min(hi),
                     best: if best != NO_MOVE { best } else { d.best },
                     generation,
+                    scope: self.scope,
                     ..d
                 };
                 write(slot, key, merged);
                 return;
             }
-            // Prefer empty slots, then stale generations, then the shallowest entry.
+            // Prefer empty slots, then other scopes' entries, then stale generations,
+            // then the shallowest entry.
             let score = if d.tricks == 0 {
                 -1000
+            } else if d.strain != self.strain || d.scope != self.scope {
+                -500 + i32::from(d.tricks)
             } else {
                 let age = i32::from(generation.wrapping_sub(d.generation).min(15));
                 i32::from(d.tricks) * 2 - age * 4
@@ -294,6 +314,7 @@ impl TableHandle {
             best,
             generation,
             strain: self.strain,
+            scope: self.scope,
         };
         write(slot, key, data);
     }
@@ -306,6 +327,12 @@ fn strain_tag(strain: Strain) -> u8 {
         Strain::NoTrump => 5,
         Strain::Misere => 6,
     }
+}
+
+/// An 8-bit tag of a set of out-of-play cards (a hash: two sets may share a tag, which
+/// only weakens the replacement preference, never the bounds).
+fn scope_tag(out_of_play: u32) -> u8 {
+    (out_of_play.wrapping_mul(0x9E37_79B1) >> 24) as u8
 }
 
 /// Writes a slot; a reader that sees one word old and one new fails the key check.
@@ -455,6 +482,32 @@ mod tests {
         misere.store(key, 1, 3, 0, 0, NO_MOVE);
         assert_eq!(spades.probe(key, 1).map(|p| p.lo), Some(2));
         assert_eq!(misere.probe(key, 1).map(|p| p.hi), Some(0));
+    }
+
+    #[test]
+    fn another_scope_is_replaced_first() {
+        // One bucket of four slots, shared by two analyses with different cards out of
+        // play (so different scopes).
+        let table = Arc::new(Table::new(std::mem::size_of::<Bucket>()));
+        let (mut first, mut second) = (TableHandle::new(table.clone()), TableHandle::new(table));
+        first.set_scope(0b11);
+        second.set_scope(0b11 << 8);
+        assert_ne!(first.scope, second.scope);
+        let keys: Vec<u64> = (1..6)
+            .map(|n| key([0b111, 0b111 << 8, ((1 << n) - 1) << 16]))
+            .collect();
+        // The first analysis leaves three deep entries; the second stores a shallow one.
+        for &k in &keys[..3] {
+            first.store(k, 0, 9, 4, 4, NO_MOVE);
+        }
+        second.store(keys[3], 0, 3, 1, 1, NO_MOVE);
+        // The bucket is full: the second analysis's next entry must replace one of the
+        // first's, deep as they are, not its own shallow one.
+        second.store(keys[4], 0, 4, 2, 2, NO_MOVE);
+        assert!(second.probe(keys[3], 0).is_some());
+        assert!(second.probe(keys[4], 0).is_some());
+        let kept = keys[..3].iter().filter(|&&k| first.probe(k, 0).is_some());
+        assert_eq!(kept.count(), 2);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! The pool slots' [`Solver`]s share one transposition table that survives
 //! between requests. Its entries are tagged with their strain, so nothing is
-//! cleared when the strain changes; a lease still prefers an idle slot that
+//! cleared when the strain changes, and with the cards out of play, so an earlier
+//! analysis's entries are the first replaced by the next one's; a lease still prefers an idle slot that
 //! last solved the request's strain (its move-ordering history is warm), and the
 //! coordinator gives a worker neighbouring chunks, whose positions the shared
 //! table then serves to every slot.
