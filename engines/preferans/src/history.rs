@@ -1,5 +1,6 @@
-//! History heuristic: cards that caused cut-offs, per seat, kept across solves
-//! (neighbouring layouts of an all-foe run share most good plays).
+//! History heuristic: cards that caused cut-offs, per seat, kept across solves of one
+//! strain with the same cards out of play (neighbouring layouts of an all-foe run share
+//! most good plays; another analysis starts afresh).
 
 #[derive(Clone, Default)]
 pub(crate) struct History {

@@ -34,6 +34,8 @@ pub struct Solver {
     tt: TableHandle,
     history: History,
     strain: Option<Strain>,
+    /// The cards out of play in the last solve's position.
+    out_of_play: Option<u32>,
     nodes: u64,
     searches: u64,
     solves: u64,
@@ -58,6 +60,7 @@ impl Solver {
             tt: TableHandle::new(table),
             history: History::default(),
             strain: None,
+            out_of_play: None,
             nodes: 0,
             searches: 0,
             solves: 0,
@@ -92,6 +95,7 @@ impl Solver {
         self.tt.table().clear();
         self.history.clear();
         self.strain = None;
+        self.out_of_play = None;
     }
 
     pub fn stats(&self) -> SolverStats {
@@ -126,13 +130,26 @@ impl Solver {
         legal.iter().map(|c| (c, values[c.id() as usize])).collect()
     }
 
+    /// Enters the scope of `raw`: its cards out of play tag the table entries stored
+    /// from now on, and a new set of them (another analysis, or a later trick of a deal)
+    /// starts the move-ordering history afresh, as a new strain does. (Kept, another
+    /// view's history costs its next analysis up to 2.5% more nodes.)
+    fn enter_scope(&mut self, raw: &RawPosition<'_>) {
+        let out = out_of_play(raw);
+        if self.out_of_play != Some(out) {
+            self.history.clear();
+            self.tt.set_scope(out);
+            self.out_of_play = Some(out);
+        }
+    }
+
     pub(crate) fn solve_raw(&mut self, strain: Strain, raw: RawPosition<'_>, guess: i32) -> u8 {
         self.prepare(strain);
         self.tt.next_generation();
         self.solves += 1;
         let ply = raw.table.len();
         let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
-        self.tt.set_scope(out_of_play(&raw));
+        self.enter_scope(&raw);
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
@@ -157,7 +174,7 @@ impl Solver {
         let p = (raw.leader + ply) % 3;
         let hand = raw.hands[p];
         let n = hand.count_ones() as i32;
-        self.tt.set_scope(out_of_play(&raw));
+        self.enter_scope(&raw);
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];
@@ -209,5 +226,36 @@ fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {
         table,
         leader: pos.leader().index(),
         declarer: pos.declarer().index(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BySeat, Contract, DeclarerView, Seat};
+
+    fn history_is_empty(solver: &Solver) -> bool {
+        (0..3).all(|p| (0..32).all(|c| solver.history.bonus(p, c) == 0))
+    }
+
+    #[test]
+    fn new_cards_out_of_play_start_the_history_afresh() {
+        let contract: Contract = "6S".parse().unwrap();
+        let view =
+            DeclarerView::from_notation("QT7.KQJ.A*8*7.KQJ", Seat::N, contract, Seat::W).unwrap();
+        let mut solver = Solver::new(1 << 20);
+        let layout = view.layout_hands(0).unwrap();
+        let deal = Position::from_full_hands(layout, contract.strain, Seat::N, Seat::W, &[]);
+        solver.solve(&deal.unwrap());
+        assert!(!history_is_empty(&solver));
+        // Same strain, other cards out of play; one trick left, so nothing is recorded.
+        let last = BySeat {
+            n: Cards(1 << 0),
+            e: Cards(1 << 1),
+            w: Cards(1 << 2),
+        };
+        let last = Position::from_full_hands(last, contract.strain, Seat::N, Seat::W, &[]);
+        solver.solve(&last.unwrap());
+        assert!(history_is_empty(&solver));
     }
 }
