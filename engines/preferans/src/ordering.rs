@@ -1,13 +1,11 @@
-//! Move ordering per game type: the table's best lead first, then cheap heuristics.
+//! Move ordering per game type: the table's best lead first, then cheap heuristics and
+//! the history of cut-offs.
 //!
 //! Only representatives of equivalent-card groups are generated.
 
 use super::rules::{beats, suit_len, suit_mask, suit_of};
 use super::search::{Search, Trick};
 use super::tt::NO_MOVE;
-
-/// Weight of the static heuristics against the history bonus (0..=32).
-const HEURISTIC_WEIGHT: i32 = 1;
 
 /// Up to 10 cards, best first; never allocates.
 #[derive(Clone, Copy)]
@@ -49,12 +47,21 @@ impl Search<'_> {
         while m != 0 && len < 10 {
             let c = m.trailing_zeros() as u8;
             m &= m - 1;
-            let mut score = if ply == 0 {
+            let heuristic = if ply == 0 {
                 self.lead_score(p, c)
             } else {
                 self.follow_score(ply, p, c, trick)
             };
-            score = score * HEURISTIC_WEIGHT + self.history.bonus(p, c);
+            let history = self.history.bonus(p, c);
+            // In trump and no-trump games the heuristics lead and the history adds a
+            // little. In misère the history leads and the heuristics (within ±256)
+            // only break its ties: on random misère views that takes 13-20% fewer
+            // nodes than the other way round.
+            let mut score = if self.misere {
+                history * 256 + heuristic
+            } else {
+                heuristic + history
+            };
             if c == best {
                 score += 1_000_000;
             }
