@@ -54,13 +54,14 @@ impl Search<'_> {
             };
             let history = self.history.bonus(p, c);
             // In trump and no-trump games the heuristics lead and the history adds a
-            // little. In misère the history leads and the heuristics (within ±256)
-            // only break its ties: on random misère views that takes 13-20% fewer
-            // nodes than the other way round.
+            // little (its whole log2). In misère the history leads, in sixteenths of
+            // its log2, and the heuristics (within ±256) only break its ties: on
+            // random misère views that takes 18-28% fewer nodes than the other way
+            // round.
             let mut score = if self.misere {
                 history * 256 + heuristic
             } else {
-                heuristic + history
+                heuristic + (history >> 4)
             };
             if c == best {
                 score += 1_000_000;
