@@ -14,7 +14,7 @@ impl History {
         *c = c.saturating_add(tricks_left * tricks_left);
     }
 
-    /// The ordering bonus: log2 of the count (its bit length) in sixteenths, 0..=528.
+    /// The ordering bonus: the count's bit length (about its log2) in sixteenths, 0..=527.
     /// The fraction tells apart counts of one bit length; the log keeps old large
     /// counts from outweighing recent ones (raw counts measured far worse).
     #[inline]
