@@ -130,11 +130,15 @@ impl Solver {
         legal.iter().map(|c| (c, values[c.id() as usize])).collect()
     }
 
-    /// Enters the scope of `raw`: its cards out of play tag the table entries stored
-    /// from now on, and a new set of them (another analysis, or a later trick of a deal)
-    /// starts the move-ordering history afresh, as a new strain does. (Kept, another
-    /// view's history costs its next analysis up to 2.5% more nodes.)
-    fn enter_scope(&mut self, raw: &RawPosition<'_>) {
+    /// The start of every solve of `raw` in `strain`: the strain, a new table
+    /// generation, and the scope. The position's cards out of play tag the table
+    /// entries stored from now on, and a new set of them (another analysis, or a later
+    /// trick of a deal) starts the move-ordering history afresh, as a new strain does.
+    /// (Kept, another view's history costs its next analysis up to 2.5% more nodes.)
+    fn begin_solve(&mut self, strain: Strain, raw: &RawPosition<'_>) {
+        self.prepare(strain);
+        self.tt.next_generation();
+        self.solves += 1;
         let out = out_of_play(raw);
         if self.out_of_play != Some(out) {
             self.history.clear();
@@ -144,12 +148,9 @@ impl Solver {
     }
 
     pub(crate) fn solve_raw(&mut self, strain: Strain, raw: RawPosition<'_>, guess: i32) -> u8 {
-        self.prepare(strain);
-        self.tt.next_generation();
-        self.solves += 1;
+        self.begin_solve(strain, &raw);
         let ply = raw.table.len();
         let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
-        self.enter_scope(&raw);
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
@@ -167,14 +168,11 @@ impl Solver {
         raw: RawPosition<'_>,
         guess: i32,
     ) -> [u8; 32] {
-        self.prepare(strain);
-        self.tt.next_generation();
-        self.solves += 1;
+        self.begin_solve(strain, &raw);
         let ply = raw.table.len();
         let p = (raw.leader + ply) % 3;
         let hand = raw.hands[p];
         let n = hand.count_ones() as i32;
-        self.enter_scope(&raw);
         let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];

@@ -3,10 +3,11 @@
 //! The pool slots' [`Solver`]s share one transposition table that survives
 //! between requests. Its entries are tagged with their strain, so nothing is
 //! cleared when the strain changes, and with the cards out of play, so an earlier
-//! analysis's entries are the first replaced by the next one's; a lease still prefers an idle slot that
-//! last solved the request's strain (its move-ordering history is warm), and the
-//! coordinator gives a worker neighbouring chunks, whose positions the shared
-//! table then serves to every slot.
+//! analysis's entries are the first replaced by the next one's. A lease still
+//! prefers an idle slot that last solved the request's strain (its move-ordering
+//! history is warm if that was the same analysis; a solver starts it afresh for
+//! another one), and the coordinator gives a worker neighbouring chunks, whose
+//! positions the shared table then serves to every slot.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
