@@ -1,10 +1,12 @@
 //! Quick-trick bounds at a trick boundary (trump and no-trump games only).
 //!
-//! Two sure sources of tricks:
-//! - the leader cashing the top cards of its suits (stopping at the first suit where
-//!   another player could ruff before the run is over);
-//! - a run of top trumps held by one player: a trump higher than every other live
-//!   trump wins whenever it is played.
+//! Two sure sources of tricks, which add up (the first wins with side cards, the
+//! second with trumps):
+//! - the leader cashing the top cards of its side suits (stopping at the first suit
+//!   where another player could ruff before the run is over), while everyone follows
+//!   suit and the trumps stay where they are;
+//! - a side's trumps that no higher trump of the other side can meet (see
+//!   [`SURE_TRUMPS`]).
 
 use super::rules::{suit_len, suit_mask, suit_pair_table};
 
@@ -36,8 +38,12 @@ fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
             continue;
         }
         let sm = suit_mask(s);
+        if sm & trumps != 0 {
+            // Trumps are counted by [`SURE_TRUMPS`].
+            continue;
+        }
         let mut limit = k;
-        if trumps != 0 && sm & trumps == 0 {
+        if trumps != 0 {
             for o in others {
                 if o & trumps != 0 {
                     limit = limit.min(suit_len(o, s));
@@ -54,6 +60,11 @@ fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
 }
 
 /// Lower and upper bound on the declarer's tricks in the `n` remaining tricks.
+///
+/// Each side's sure trumps, plus the leader's cashed side-suit tricks for the leader's
+/// side: distinct tricks, won by trumps and by side cards. A defender's trumps are
+/// matched against the declarer's only: a higher trump of the other defender still
+/// takes the trick for the defenders.
 #[inline]
 pub(crate) fn bounds(
     hands: &[u32; 3],
@@ -62,27 +73,46 @@ pub(crate) fn bounds(
     declarer: usize,
     trumps: u32,
 ) -> (u32, u32) {
-    let live = hands[0] | hands[1] | hands[2];
     let mut decl = 0;
     let mut defs = 0;
     if trumps != 0 {
-        let s = trumps.trailing_zeros() / 8;
-        for (p, &h) in hands.iter().enumerate() {
-            let run = top_run(h, live, s);
-            if p == declarer {
-                decl = run;
-            } else {
-                defs = defs.max(run);
-            }
-        }
+        let shift = trumps.trailing_zeros();
+        let of = |p: usize| ((hands[p] >> shift) & 0xff) as usize;
+        let (d, e, w) = (of(declarer), of((declarer + 1) % 3), of((declarer + 2) % 3));
+        decl = u32::from(SURE_TRUMPS[(d << 8) | e | w]);
+        defs = u32::from(SURE_TRUMPS[(e << 8) | d].max(SURE_TRUMPS[(w << 8) | d]));
     }
     let cash = cashable(hands, leader, trumps);
     if leader == declarer {
-        decl = decl.max(cash);
+        decl += cash;
     } else {
-        defs = defs.max(cash);
+        defs += cash;
     }
     (decl, n.saturating_sub(defs))
+}
+
+/// Per trump suit, indexed by `mine << 8 | theirs`: how many of `mine` surely win a
+/// trick. Each of them is played in a trick of its own and wins it unless a higher
+/// trump of `theirs` falls in the same trick; one card of theirs beats at most one of
+/// mine, so at most a greatest matching of my trumps to higher ones of theirs lose.
+static SURE_TRUMPS: [u8; 65536] = suit_pair_table!(u8, sure_trumps);
+
+const fn sure_trumps(mine: u32, theirs: u32) -> u8 {
+    // From the highest card (bit 0) down: their unmatched higher trumps so far.
+    let (mut higher, mut sure, mut b) = (0, 0, 0);
+    while b < 8 {
+        if theirs & (1 << b) != 0 {
+            higher += 1;
+        } else if mine & (1 << b) != 0 {
+            if higher > 0 {
+                higher -= 1;
+            } else {
+                sure += 1;
+            }
+        }
+        b += 1;
+    }
+    sure
 }
 
 /// Misère: whether the declarer can surely avoid every remaining trick, by ducking.
@@ -165,7 +195,83 @@ const fn misere_suit_flags(d: u32, o: u32) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    use super::super::rules::{legal, trick_winner};
+    use super::super::search::tests::{position, strain_masks};
     use super::*;
+
+    /// Declarer tricks under best play by plain minimax over every legal card.
+    fn minimax(hands: &mut [u32; 3], leader: usize, declarer: usize, trumps: u32) -> u32 {
+        if hands[leader] == 0 {
+            return 0;
+        }
+        let mut trick = [0u8; 3];
+        play(hands, &mut trick, 0, leader, declarer, trumps)
+    }
+
+    fn play(
+        hands: &mut [u32; 3],
+        trick: &mut [u8; 3],
+        ply: usize,
+        leader: usize,
+        declarer: usize,
+        trumps: u32,
+    ) -> u32 {
+        if ply == 3 {
+            let winner = (leader + trick_winner(*trick, trumps)) % 3;
+            return u32::from(winner == declarer) + minimax(hands, winner, declarer, trumps);
+        }
+        let p = (leader + ply) % 3;
+        let led = (ply > 0).then_some(trick[0]);
+        let mut m = legal(hands[p], led, trumps);
+        let mut best: Option<u32> = None;
+        while m != 0 {
+            let c = m.trailing_zeros() as u8;
+            m &= m - 1;
+            hands[p] &= !(1 << c);
+            trick[ply] = c;
+            let v = play(hands, trick, ply + 1, leader, declarer, trumps);
+            hands[p] |= 1 << c;
+            best = Some(match best {
+                None => v,
+                Some(b) if p == declarer => b.max(v),
+                Some(b) => b.min(v),
+            });
+        }
+        best.unwrap_or(0)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// The quick bounds hold the exact value of the position between them.
+        #[test]
+        fn bounds_hold_the_minimax_value(
+            deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
+            n in 1usize..=5,
+            leader in 0usize..3,
+            declarer in 0usize..3,
+            strain in 0u32..5,
+        ) {
+            let (trumps, _) = strain_masks(strain);
+            let (mut hands, _) = position(&deck, n, 0, leader, trumps);
+            let (lo, hi) = bounds(&hands, n as u32, leader, declarer, trumps);
+            let exact = minimax(&mut hands, leader, declarer, trumps);
+            prop_assert!(lo <= exact && exact <= hi, "{} <= {} <= {}", lo, exact, hi);
+        }
+    }
+
+    #[test]
+    fn sure_trumps_examples() {
+        let trumps = |cards: &str| suit(cards) as u32;
+        // K Q J T against A 7: the ace beats one of them.
+        assert_eq!(sure_trumps(trumps("KQJT"), trumps("A7")), 3);
+        // A 8 against K Q J: the ace, and the eight loses to one of theirs.
+        assert_eq!(sure_trumps(trumps("A8"), trumps("KQJ")), 1);
+        assert_eq!(sure_trumps(trumps("Q97"), trumps("AKJ8")), 0);
+        assert_eq!(sure_trumps(trumps("AK"), 0), 2);
+    }
 
     /// Bits of the cards of one suit, `A K Q J T 9 8 7` being bits 0..7.
     fn suit(cards: &str) -> usize {
