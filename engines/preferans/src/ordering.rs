@@ -53,13 +53,19 @@ impl Search<'_> {
                 self.follow_score(ply, p, c, trick)
             };
             let history = self.history.bonus(p, c);
-            // In trump and no-trump games the heuristics lead and the history adds a
-            // little (its whole log2). In misère the history leads, in sixteenths of
-            // its log2, and the heuristics (within ±256) only break its ties: on
-            // random misère views that takes 18-28% fewer nodes than the other way
-            // round.
+            // In misère the history leads, in sixteenths of its log2, and the
+            // heuristics (within ±256) only break its ties: on random misère views
+            // that takes 18-28% fewer nodes than the other way round.
+            // In trump games the declarer's leads weigh both: the history counts 32
+            // per doubling of a card's count, against heuristics spread over about
+            // 120: 8-23% fewer nodes on random trump views (history first cost some
+            // problems up to a fifth more). Elsewhere the heuristics lead and the history adds a little
+            // (its whole log2): more weight cost nodes at the defenders' leads, at the
+            // follows, and in no-trump games.
             let mut score = if self.misere {
                 history * 256 + heuristic
+            } else if ply == 0 && p == self.declarer && self.trumps != 0 {
+                heuristic + 2 * history
             } else {
                 heuristic + (history >> 4)
             };
