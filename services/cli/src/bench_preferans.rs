@@ -71,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let (cpu, wall) = fixed_cost(&all[0]);
     println!(
-        "fixed cost per analysis (table of {} MB allocated, first layout solved): {cpu:.3} s CPU, {wall:.3} s wall",
+        "fixed cost per analysis (table of {} MB, touched as it fills; first layout solved): {cpu:.3} s CPU, {wall:.3} s wall",
         DEFAULT_TT_BYTES >> 20
     );
     println!(
