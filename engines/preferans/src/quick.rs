@@ -7,6 +7,9 @@
 //!   suit and the trumps stay where they are;
 //! - a side's trumps that no higher trump of the other side can meet (see
 //!   [`SURE_TRUMPS`]).
+//!
+//! And one for a declarer holding all the trumps left, whoever leads: its trumps and
+//! its side-suit winners (see [`declarer_only_trumps`]).
 
 use super::rules::{suit_len, suit_mask, suit_pair_table};
 
@@ -87,8 +90,34 @@ pub(crate) fn bounds(
         decl += cash;
     } else {
         defs += cash;
+        decl = decl.max(declarer_only_trumps(hands, declarer, trumps));
     }
     (decl, n.saturating_sub(defs))
+}
+
+/// The declarer's tricks when it holds trumps and the defenders none (0 otherwise):
+/// every trump, and every side card above the defenders' cards of its suit. Not on
+/// lead, the declarer follows suit until it is void, and then must ruff, winning; it
+/// cashes those side cards whenever it is on lead. It can lose one only by
+/// discarding it, void in the suit led and out of trumps, and it spends a trump only
+/// by ruffing or leading: so it has had the lead, and cashed them, by then.
+#[inline]
+fn declarer_only_trumps(hands: &[u32; 3], declarer: usize, trumps: u32) -> u32 {
+    let mine = hands[declarer];
+    let theirs = hands[(declarer + 1) % 3] | hands[(declarer + 2) % 3];
+    if trumps == 0 || theirs & trumps != 0 || mine & trumps == 0 {
+        return 0;
+    }
+    let live = mine | theirs;
+    (0..4)
+        .map(|s| {
+            if suit_mask(s) & trumps != 0 {
+                suit_len(mine, s)
+            } else {
+                top_run(mine, live, s)
+            }
+        })
+        .sum()
 }
 
 /// Per trump suit, indexed by `mine << 8 | theirs`: how many of `mine` surely win a
@@ -260,6 +289,27 @@ mod tests {
             let exact = minimax(&mut hands, leader, declarer, trumps);
             prop_assert!(lo <= exact && exact <= hi, "{} <= {} <= {}", lo, exact, hi);
         }
+    }
+
+    #[test]
+    fn declarer_holding_the_only_trumps() {
+        let spades = |cards: &str| suit(cards) as u32;
+        let hearts = |cards: &str| (suit(cards) as u32) << 8;
+        let diamonds = |cards: &str| (suit(cards) as u32) << 16;
+        // Spades trumps. Declarer (seat 0): the seven of trumps, the heart ace, a low
+        // diamond; the defenders no trumps. The trump and the ace are sure.
+        let hands = [
+            spades("7") | hearts("A") | diamonds("7"),
+            hearts("K") | diamonds("AK"),
+            hearts("Q") | diamonds("QJ"),
+        ];
+        assert_eq!(declarer_only_trumps(&hands, 0, spades("AKQJT987")), 2);
+        assert_eq!(bounds(&hands, 3, 1, 0, spades("AKQJT987")).0, 2);
+        // A defender's trump, or none for the declarer: no such bound.
+        let mut ruffing = hands;
+        ruffing[2] = spades("8") | diamonds("QJ");
+        assert_eq!(declarer_only_trumps(&ruffing, 0, spades("AKQJT987")), 0);
+        assert_eq!(declarer_only_trumps(&hands, 0, hearts("AKQJT987")), 0);
     }
 
     #[test]
