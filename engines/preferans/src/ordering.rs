@@ -59,9 +59,9 @@ impl Search<'_> {
             // In trump games the declarer's leads weigh both: the history counts 32
             // per doubling of a card's count, against heuristics spread over about
             // 120: 8-23% fewer nodes on random trump views (history first cost some
-            // problems up to a fifth more). Elsewhere the heuristics lead and the history adds a little
-            // (its whole log2): more weight cost nodes at the defenders' leads, at the
-            // follows, and in no-trump games.
+            // problems up to a fifth more). Elsewhere the heuristics lead and the
+            // history adds a little (its whole log2): more weight cost nodes at the
+            // defenders' leads, at the follows, and in no-trump games.
             let mut score = if self.misere {
                 history * 256 + heuristic
             } else if ply == 0 && p == self.declarer && self.trumps != 0 {
