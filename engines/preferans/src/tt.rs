@@ -43,6 +43,19 @@ struct Slot {
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 
+impl Slot {
+    /// No entry: 0 tricks remaining.
+    #[inline]
+    fn is_empty(&self) -> bool {
+        Data::unpack(self.data.load(Relaxed)).tricks == 0
+    }
+
+    fn empty(&self) {
+        self.data.store(0, Relaxed);
+        self.check.store(0, Relaxed);
+    }
+}
+
 /// The fields of a slot's data word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Data {
@@ -165,8 +178,7 @@ impl Table {
     pub fn clear(&self) {
         let in_use = self.mask.load(Relaxed) + 1;
         for slot in self.buckets[..in_use].iter().flat_map(|b| &b.0) {
-            slot.data.store(0, Relaxed);
-            slot.check.store(0, Relaxed);
+            slot.empty();
         }
         self.used.store(0, Relaxed);
         self.generation.store(0, Relaxed);
@@ -197,11 +209,10 @@ impl Table {
                         continue;
                     }
                     let target = &self.buckets[j + count].0;
-                    if let Some(free) = target.iter().find(|s| s.data.load(Relaxed) == 0) {
+                    if let Some(free) = target.iter().find(|s| s.is_empty()) {
                         write(free, key, d);
                     }
-                    slot.data.store(0, Relaxed);
-                    slot.check.store(0, Relaxed);
+                    slot.empty();
                 }
             }
             self.mask.store(new_mask, Ordering::Release);
@@ -386,7 +397,7 @@ impl TableHandle {
             }
         }
         let slot = &bucket[victim];
-        if Data::unpack(slot.data.load(Relaxed)).tricks == 0 {
+        if slot.is_empty() {
             self.filled += 1;
         }
         let data = Data {
