@@ -293,9 +293,6 @@ mod tests {
 
     #[test]
     fn declarer_holding_the_only_trumps() {
-        let spades = |cards: &str| suit(cards) as u32;
-        let hearts = |cards: &str| (suit(cards) as u32) << 8;
-        let diamonds = |cards: &str| (suit(cards) as u32) << 16;
         // Spades trumps. Declarer (seat 0): the seven of trumps, the heart ace, a low
         // diamond; the defenders no trumps. The trump and the ace are sure.
         let hands = [
@@ -314,13 +311,12 @@ mod tests {
 
     #[test]
     fn sure_trumps_examples() {
-        let trumps = |cards: &str| suit(cards) as u32;
         // K Q J T against A 7: the ace beats one of them.
-        assert_eq!(sure_trumps(trumps("KQJT"), trumps("A7")), 3);
+        assert_eq!(sure_trumps(spades("KQJT"), spades("A7")), 3);
         // A 8 against K Q J: the ace, and the eight loses to one of theirs.
-        assert_eq!(sure_trumps(trumps("A8"), trumps("KQJ")), 1);
-        assert_eq!(sure_trumps(trumps("Q97"), trumps("AKJ8")), 0);
-        assert_eq!(sure_trumps(trumps("AK"), 0), 2);
+        assert_eq!(sure_trumps(spades("A8"), spades("KQJ")), 1);
+        assert_eq!(sure_trumps(spades("Q97"), spades("AKJ8")), 0);
+        assert_eq!(sure_trumps(spades("AK"), 0), 2);
     }
 
     /// Bits of the cards of one suit, `A K Q J T 9 8 7` being bits 0..7.
@@ -329,6 +325,19 @@ mod tests {
             .chars()
             .map(|c| 1 << "AKQJT987".find(c).unwrap())
             .sum()
+    }
+
+    /// Hand bits of spades, hearts and diamonds (suits 0, 1 and 2).
+    fn spades(cards: &str) -> u32 {
+        suit(cards) as u32
+    }
+
+    fn hearts(cards: &str) -> u32 {
+        spades(cards) << 8
+    }
+
+    fn diamonds(cards: &str) -> u32 {
+        spades(cards) << 16
     }
 
     fn flags(declarer: &str, defenders: &str) -> u8 {
@@ -350,8 +359,6 @@ mod tests {
 
     #[test]
     fn interleaved_suits_are_clean_but_not_for_a_lead() {
-        let spades = |cards: &str| suit(cards) as u32;
-        let hearts = |cards: &str| (suit(cards) as u32) << 8;
         // Declarer (seat 0) 97 of spades; defenders T8 of spades and a heart each.
         let hands = [
             spades("97"),
