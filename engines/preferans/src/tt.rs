@@ -16,6 +16,7 @@
 //! key check and reads as a miss (lockless hashing). Each thread reaches the table
 //! through its own [`TableHandle`], which keeps its counters.
 
+use std::alloc::{GlobalAlloc, System};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -439,7 +440,9 @@ fn write(slot: &Slot, key: u64, data: Data) {
 
 /// A zeroed array of buckets (all slots empty) whose memory is touched only where it
 /// is used: large blocks come zeroed from the operating system, page by page on first
-/// touch, so the allocator need not write them (the C allocator's `calloc` does not).
+/// touch, so the allocator need not write them. The C allocator's `calloc` does not;
+/// so it is asked directly, whatever the program's global allocator (mimalloc, in the
+/// service binaries, wrote the whole block: 0.17 s for 64 MB on fresh memory).
 ///
 /// On Linux the memory is advised to use transparent huge pages before it is first
 /// written: random probes into a 64 MB table otherwise spend much of their time on TLB
@@ -459,15 +462,15 @@ unsafe impl Sync for BucketArray {}
 impl BucketArray {
     fn zeroed(len: usize) -> BucketArray {
         let align = std::mem::align_of::<Bucket>();
-        // An alignment of 16 keeps `alloc_zeroed` on `calloc`; the buckets' own
-        // alignment is made by rounding the start up.
+        // An alignment of 16 keeps the system allocator's `alloc_zeroed` on `calloc`;
+        // the buckets' own alignment is made by rounding the start up.
         let bytes = len
             .checked_mul(std::mem::size_of::<Bucket>())
             .and_then(|b| b.checked_add(align))
             .expect("table size fits memory");
         let layout = std::alloc::Layout::from_size_align(bytes, 16).expect("table layout");
         // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) };
+        let raw = unsafe { System.alloc_zeroed(layout) };
         let Some(raw) = std::ptr::NonNull::new(raw) else {
             std::alloc::handle_alloc_error(layout);
         };
@@ -500,7 +503,7 @@ impl std::ops::Deref for BucketArray {
 impl Drop for BucketArray {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this layout, and freed only here.
-        unsafe { std::alloc::dealloc(self.raw.as_ptr(), self.layout) }
+        unsafe { System.dealloc(self.raw.as_ptr(), self.layout) }
     }
 }
 
