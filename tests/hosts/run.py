@@ -229,6 +229,13 @@ class Cluster:
                 values[name] = float(value)
         return values
 
+    def watches(self) -> float:
+        """WatchAnalysis calls the coordinator has answered (counted at the response
+        headers: a stream counts once it is open)."""
+        return sum(value for name, value in self.metrics().items()
+                   if name.startswith("deckhand_grpc_requests_total")
+                   and "/WatchAnalysis\"" in name)
+
     def worker_metric(self, name: str, metric: str) -> float:
         ip = {**WORKERS, **SPARE}[name]
         done = subprocess.run(
@@ -544,11 +551,16 @@ class Run:
                    "lead": self.problem.lead}
         jobs_file.write_text("".join(json.dumps({"name": f"p{i}", **problem}) + "\n"
                                      for i in range(count)))
+        solved = c.list_workers()["w1"]["solved"]
+        watches = c.watches()
         job_id = c.cli("batch", "submit", str(jobs_file), "--coordinator", COORDINATOR).strip()
         waiter = c.start("durable-wait", "client", [
             str(c.bin / "deckhand"), "preferans", "batch", "wait", job_id,
             "--coordinator", COORDINATOR])
-        c.wait_for("the batch job to start", lambda: c.list_workers()["w1"]["solved"] > 0)
+        # Cut only once the job runs and `batch wait` watches it (cut before it
+        # connects, it fails at once: it cannot reach the coordinator).
+        c.wait_for("the batch job to start", lambda: c.list_workers()["w1"]["solved"] > solved)
+        c.wait_for("batch wait to watch the job", lambda: c.watches() > watches)
         c.hosts.cut("client")
         time.sleep(10)
         c.hosts.heal("client")
