@@ -16,7 +16,6 @@
 //! key check and reads as a miss (lockless hashing). Each thread reaches the table
 //! through its own [`TableHandle`], which keeps its counters.
 
-use std::alloc::{GlobalAlloc, System};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -439,18 +438,17 @@ fn write(slot: &Slot, key: u64, data: Data) {
 }
 
 /// A zeroed array of buckets (all slots empty) whose memory is touched only where it
-/// is used: large blocks come zeroed from the operating system, page by page on first
-/// touch, so the allocator need not write them. The C allocator's `calloc` does not;
-/// so it is asked directly, whatever the program's global allocator (mimalloc, in the
-/// service binaries, wrote the whole block: 0.17 s for 64 MB on fresh memory).
+/// is used.
 ///
-/// On Linux the memory is advised to use transparent huge pages before it is first
-/// written: random probes into a 64 MB table otherwise spend much of their time on TLB
-/// misses. Whatever touches a page first decides its size, so the advice comes first.
+/// On Linux it is an anonymous mapping of its own: the kernel hands out zeroed pages
+/// on first touch, and unmapping gives them back at once. Allocators do not promise
+/// either: mimalloc (the service binaries' allocator) wrote the whole block when it
+/// reused freed memory (0.17 s for 64 MB), and glibc keeps freed blocks of a few
+/// megabytes in its arenas (the reason the services use mimalloc). The mapping is
+/// advised to use transparent huge pages before it is first written: random probes
+/// into a 64 MB table otherwise spend much of their time on TLB misses, and whatever
+/// touches a page first decides its size.
 struct BucketArray {
-    raw: std::ptr::NonNull<u8>,
-    layout: std::alloc::Layout,
-    /// `raw` rounded up to the buckets' alignment.
     start: std::ptr::NonNull<Bucket>,
     len: usize,
 }
@@ -461,31 +459,13 @@ unsafe impl Sync for BucketArray {}
 
 impl BucketArray {
     fn zeroed(len: usize) -> BucketArray {
-        let align = std::mem::align_of::<Bucket>();
-        // An alignment of 16 keeps the system allocator's `alloc_zeroed` on `calloc`;
-        // the buckets' own alignment is made by rounding the start up.
-        let bytes = len
-            .checked_mul(std::mem::size_of::<Bucket>())
-            .and_then(|b| b.checked_add(align))
-            .expect("table size fits memory");
-        let layout = std::alloc::Layout::from_size_align(bytes, 16).expect("table layout");
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { System.alloc_zeroed(layout) };
-        let Some(raw) = std::ptr::NonNull::new(raw) else {
-            std::alloc::handle_alloc_error(layout);
-        };
-        let offset = raw.as_ptr().align_offset(align);
-        // SAFETY: `offset < align`, and `align` spare bytes were allocated, so `len`
-        // buckets from the rounded start lie inside the allocation.
-        let start = unsafe { raw.add(offset) }.cast::<Bucket>();
-        #[cfg(target_os = "linux")]
-        advise_huge_pages(start.as_ptr().cast(), len * std::mem::size_of::<Bucket>());
-        BucketArray {
-            raw,
-            layout,
-            start,
-            len,
-        }
+        let layout = std::alloc::Layout::array::<Bucket>(len).expect("table size fits memory");
+        let start = zeroed_memory(layout).cast::<Bucket>();
+        BucketArray { start, len }
+    }
+
+    fn layout(&self) -> std::alloc::Layout {
+        std::alloc::Layout::array::<Bucket>(self.len).expect("table size fits memory")
     }
 }
 
@@ -493,36 +473,70 @@ impl std::ops::Deref for BucketArray {
     type Target = [Bucket];
 
     fn deref(&self) -> &[Bucket] {
-        // SAFETY: `len` aligned buckets lie inside the allocation, all bytes zeroed
-        // when allocated, and an all-zero Bucket is `Bucket::default()` (atomic
-        // integers, all zero: empty slots). They are only ever changed through atomics.
+        // SAFETY: `len` buckets lie at `start`, all bytes zeroed when allocated, and
+        // an all-zero Bucket is `Bucket::default()` (atomic integers, all zero: empty
+        // slots). They are only ever changed through atomics.
         unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
     }
 }
 
 impl Drop for BucketArray {
     fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout, and freed only here.
-        unsafe { System.dealloc(self.raw.as_ptr(), self.layout) }
+        // SAFETY: allocated by `zeroed_memory` with this layout, freed only here.
+        unsafe { free_zeroed_memory(self.start.cast(), self.layout()) }
     }
 }
 
+/// Zeroed memory for `layout` (a non-zero size, an alignment of at most a page).
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, len: usize) {
+fn zeroed_memory(layout: std::alloc::Layout) -> std::ptr::NonNull<u8> {
+    // SAFETY: a new private anonymous mapping: no file, no existing memory involved.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            layout.size(),
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        std::alloc::handle_alloc_error(layout);
+    }
     const HUGE: usize = 2 << 20;
-    const MADV_HUGEPAGE: i32 = 14;
-    extern "C" {
-        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-    }
     let start = (ptr as usize).next_multiple_of(HUGE);
-    let end = (ptr as usize + len) / HUGE * HUGE;
+    let end = (ptr as usize + layout.size()) / HUGE * HUGE;
     if end > start {
-        // SAFETY: the range lies inside the allocation we own; MADV_HUGEPAGE is only a
-        // hint and does not change its contents. Failure is harmless and ignored.
-        unsafe {
-            madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
-        }
+        // SAFETY: the range lies inside the mapping; MADV_HUGEPAGE is only a hint and
+        // does not change its contents. Failure is harmless and ignored.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
     }
+    std::ptr::NonNull::new(ptr.cast()).expect("mmap returned a null mapping")
+}
+
+/// # Safety
+/// `ptr` comes from [`zeroed_memory`] with `layout`, and is freed once.
+#[cfg(target_os = "linux")]
+unsafe fn free_zeroed_memory(ptr: std::ptr::NonNull<u8>, layout: std::alloc::Layout) {
+    // SAFETY: the caller passes a mapping of this size made by `zeroed_memory`.
+    unsafe { libc::munmap(ptr.as_ptr().cast(), layout.size()) };
+}
+
+/// Zeroed memory for `layout` (a non-zero size).
+#[cfg(not(target_os = "linux"))]
+fn zeroed_memory(layout: std::alloc::Layout) -> std::ptr::NonNull<u8> {
+    // SAFETY: the layout has a non-zero size.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    std::ptr::NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
+}
+
+/// # Safety
+/// `ptr` comes from [`zeroed_memory`] with `layout`, and is freed once.
+#[cfg(not(target_os = "linux"))]
+unsafe fn free_zeroed_memory(ptr: std::ptr::NonNull<u8>, layout: std::alloc::Layout) {
+    // SAFETY: allocated by `zeroed_memory` with this layout.
+    unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) }
 }
 
 /// The per-suit hash code of a trick-boundary position.
