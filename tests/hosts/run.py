@@ -308,8 +308,9 @@ class Batch:
             for i in range(count)]
 
         # When the last analysis ended, also if nobody waits for it then.
-        self.ended: float | None = None
-        threading.Thread(target=self._note_end, daemon=True).start()
+        self.ended = 0.0
+        self.watcher = threading.Thread(target=self._note_end, daemon=True)
+        self.watcher.start()
 
     def _note_end(self) -> None:
         for client in self.clients:
@@ -336,8 +337,7 @@ class Batch:
             if histogram != self.problem.histogram:
                 raise AssertionError(f"{client.logfile.name}: histogram {histogram} "
                                      f"!= {self.problem.name} {self.problem.histogram}")
-        while self.ended is None:  # the watcher saw the last exit just now
-            time.sleep(0.01)
+        self.watcher.join()  # every client has exited: it ends at once
         return self.ended - self.started
 
 
