@@ -39,7 +39,8 @@ enum Command {
         /// Layouts per measured analysis.
         #[arg(long, default_value_t = 20_000)]
         layouts: u32,
-        /// Published problem: solvealldeals1-1, solvealldeals2 or preferansRu1.
+        /// One of the ten standard problems (`deckhand bench preferans`), by name or
+        /// index 0..9.
         #[arg(long, default_value = "preferansRu1")]
         problem: String,
         /// The preferans-worker binary (default: next to this executable).

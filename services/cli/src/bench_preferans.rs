@@ -60,13 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         args.problems
             .iter()
-            .map(|p| {
-                p.parse::<usize>()
-                    .ok()
-                    .filter(|&i| i < all.len())
-                    .or_else(|| all.iter().position(|q| q.name == p))
-                    .with_context(|| format!("unknown problem `{p}`"))
-            })
+            .map(|p| find_problem(&all, p))
             .collect::<anyhow::Result<_>>()?
     };
     let (cpu, wall) = fixed_cost(&all[0]);
@@ -201,6 +195,23 @@ fn run_command(cmd: &str, layouts: u32, idx: usize) -> anyhow::Result<([u32; 11]
         (Some(h), Some(s)) => Ok((h, s)),
         _ => bail!("`{cmd}` printed no histogram line and seconds: {text}"),
     }
+}
+
+/// The index of standard problem `name_or_index` (a name, or an index 0..9).
+pub fn find_problem(all: &[StandardProblem], name_or_index: &str) -> anyhow::Result<usize> {
+    name_or_index
+        .parse::<usize>()
+        .ok()
+        .filter(|&i| i < all.len())
+        .or_else(|| all.iter().position(|q| q.name == name_or_index))
+        .with_context(|| {
+            let names: Vec<&str> = all.iter().map(|q| q.name).collect();
+            format!(
+                "unknown problem `{name_or_index}`: one of {} or an index 0..{}",
+                names.join(", "),
+                all.len() - 1
+            )
+        })
 }
 
 /// CPU seconds used by this process so far (Linux; 0 elsewhere).

@@ -5,7 +5,11 @@
 //!    (one solver thread each): layouts/s, the 2:1 ratio, and the overhead
 //!    against the baseline on as many threads.
 //! 3. Warm against cold tables: layouts [n, 2n) on a worker that has just solved
-//!    [0, n) with the same trumps, against the same layouts on a fresh worker.
+//!    [0, n) with the same trumps, against the same layouts on a fresh worker (when
+//!    2n layouts exist).
+//!
+//! The problem is one of the ten standard ones; the long ones (solvealldeals3,
+//! preferansRu4, preferansRu7) show what workers buy once tables are warm.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -16,18 +20,9 @@ use anyhow::{bail, Context};
 use coordinator::RunningCoordinator;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::ServerConfig;
-use deckhand_preferans::{solve_all_foe, Contract, DeclarerView, Seat, LAYOUT_COUNT};
+use deckhand_preferans::{solve_all_foe, standard_problems, StandardProblem, LAYOUT_COUNT};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
-
-/// The published all-foe problems: name, declarer's view, contract, leader (declarer N).
-const PROBLEMS: [(&str, &str, &str, Seat); 3] = [
-    ("solvealldeals1-1", "T987.T987.*98.*Q#J", "misere", Seat::N),
-    ("solvealldeals2", "#A*8*7.AKT.KJ.A987", "6C", Seat::N),
-    ("preferansRu1", "QT7.KQJ.A*8*7.KQJ", "6S", Seat::W),
-];
-
-type Problem = (&'static str, &'static str, &'static str, Seat);
 
 struct WorkerProcess(Child, String);
 
@@ -94,18 +89,18 @@ async fn coordinator(workers: &[WorkerProcess]) -> anyhow::Result<RunningCoordin
 /// Runs one analysis through the coordinator; returns layouts/s.
 async fn analyze(
     server: &RunningCoordinator,
-    problem: Problem,
+    problem: &StandardProblem,
     start: u32,
     end: u32,
 ) -> anyhow::Result<f64> {
-    let (_, view, contract, leader) = problem;
+    let view = &problem.view;
     let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
     let request = pb::AnalyzeAllFoeRequest {
         view: Some(pb::DeclarerView {
             declarer: pb::Seat::N as i32,
-            contract: contract.into(),
-            leader: deckhand::preferans::seat_to_proto(leader) as i32,
-            compact: view.into(),
+            contract: view.contract().to_string(),
+            leader: deckhand::preferans::seat_to_proto(view.leader()) as i32,
+            compact: problem.notation.into(),
             ..Default::default()
         }),
         start,
@@ -121,23 +116,19 @@ async fn analyze(
     bail!("no result")
 }
 
-fn in_process(problem: Problem, threads: usize, end: u32) -> anyhow::Result<f64> {
-    let (_, view, contract, leader) = problem;
-    let contract: Contract = contract.parse()?;
-    let view = DeclarerView::from_notation(view, Seat::N, contract, leader)?;
+fn in_process(problem: &StandardProblem, threads: usize, end: u32) -> anyhow::Result<f64> {
     let began = Instant::now();
-    let analysis = solve_all_foe(&view, 0..end, threads, |_| {})?;
+    let analysis = solve_all_foe(&problem.view, 0..end, threads, |_| {})?;
     Ok(f64::from(analysis.layouts()) / began.elapsed().as_secs_f64())
 }
 
 pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> anyhow::Result<()> {
-    let problem = PROBLEMS
-        .into_iter()
-        .find(|p| p.0 == problem)
-        .with_context(|| format!("unknown problem {problem:?}: one of solvealldeals1-1, solvealldeals2, preferansRu1"))?;
-    if layouts == 0 || 2 * layouts > LAYOUT_COUNT {
-        bail!("--layouts must be in 1..={}", LAYOUT_COUNT / 2);
+    let mut all = standard_problems();
+    let problem = all.swap_remove(crate::bench_preferans::find_problem(&all, problem)?);
+    if !(1..=LAYOUT_COUNT).contains(&layouts) {
+        bail!("--layouts must be in 1..={LAYOUT_COUNT}");
     }
+    let problem = std::sync::Arc::new(problem);
     let bin = match worker_bin {
         Some(bin) => bin,
         None => std::env::current_exe()?.with_file_name("preferans-worker"),
@@ -160,34 +151,43 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
             }
         }
     }
-    let (name, view, contract, leader) = problem;
-    println!("problem {name} ({view}, {contract}, {leader} leads), layouts 0..{layouts}");
+    let view = &problem.view;
+    println!(
+        "problem {} ({}, {}, {} leads), layouts 0..{layouts}",
+        problem.name,
+        problem.notation,
+        view.contract(),
+        view.leader()
+    );
 
-    let base1 = tokio::task::spawn_blocking(move || in_process(problem, 1, layouts)).await??;
-    let base2 = tokio::task::spawn_blocking(move || in_process(problem, 2, layouts)).await??;
+    let p = problem.clone();
+    let base1 = tokio::task::spawn_blocking(move || in_process(&p, 1, layouts)).await??;
+    let p = problem.clone();
+    let base2 = tokio::task::spawn_blocking(move || in_process(&p, 2, layouts)).await??;
     println!("in-process, 1 thread : {base1:>9.0} layouts/s");
     println!(
         "in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)",
         base2 / base1
     );
 
+    // The warm-against-cold rows need layouts [n, 2n).
+    let warm_cold = 2 * layouts <= LAYOUT_COUNT;
     let one = [start_worker(&bin)?];
     let server = coordinator(&one).await?;
-    let cluster1 = analyze(&server, problem, 0, layouts).await?;
-    let warm = analyze(&server, problem, layouts, 2 * layouts).await?;
+    let cluster1 = analyze(&server, &problem, 0, layouts).await?;
+    let warm = if warm_cold {
+        analyze(&server, &problem, layouts, 2 * layouts).await?
+    } else {
+        0.0
+    };
     server.shutdown().await?;
     drop(one);
 
     let two = [start_worker(&bin)?, start_worker(&bin)?];
     let server = coordinator(&two).await?;
-    let cluster2 = analyze(&server, problem, 0, layouts).await?;
+    let cluster2 = analyze(&server, &problem, 0, layouts).await?;
     server.shutdown().await?;
     drop(two);
-
-    let fresh = [start_worker(&bin)?];
-    let server = coordinator(&fresh).await?;
-    let cold = analyze(&server, problem, layouts, 2 * layouts).await?;
-    server.shutdown().await?;
 
     let overhead = |cluster: f64, base: f64| (base / cluster - 1.0) * 100.0;
     println!(
@@ -199,6 +199,17 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         cluster2 / cluster1,
         overhead(cluster2, base2)
     );
+    if !warm_cold {
+        println!(
+            "warm against cold worker: skipped (needs --layouts at most {})",
+            LAYOUT_COUNT / 2
+        );
+        return Ok(());
+    }
+    let fresh = [start_worker(&bin)?];
+    let server = coordinator(&fresh).await?;
+    let cold = analyze(&server, &problem, layouts, 2 * layouts).await?;
+    server.shutdown().await?;
     println!(
         "layouts {layouts}..{}: warm worker {warm:.0} layouts/s, cold worker {cold:.0} layouts/s ({:.2}x)",
         2 * layouts,
