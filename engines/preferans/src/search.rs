@@ -134,7 +134,7 @@ impl<'t> Search<'t> {
     pub fn node(&mut self, ply: usize, target: i32) -> bool {
         let trick = self.table;
         match ply {
-            0 => self.trick_start(target),
+            0 => self.trick_start(target, None),
             1 => self.follow::<1>(target, trick),
             _ => self.follow::<2>(target, trick),
         }
@@ -144,16 +144,16 @@ impl<'t> Search<'t> {
     pub fn play(&mut self, ply: usize, card: u8, target: i32) -> bool {
         let trick = self.table;
         match ply {
-            0 => self.play_card::<0>(card, target, trick),
-            1 => self.play_card::<1>(card, target, trick),
-            _ => self.play_card::<2>(card, target, trick),
+            0 => self.play_card::<0>(card, target, trick, None),
+            1 => self.play_card::<1>(card, target, trick, None),
+            _ => self.play_card::<2>(card, target, trick, None),
         }
     }
 
     /// A trick start is the one recursive function: the follows and plays of a trick
     /// are inlined into it, one copy per ply, so a trick runs without calls.
     #[inline(never)]
-    fn trick_start(&mut self, target: i32) -> bool {
+    fn trick_start(&mut self, target: i32, known_key: Option<(u64, u8)>) -> bool {
         self.nodes += 1;
         let leader = self.leader;
         let n = self.tricks_left as i32;
@@ -171,8 +171,14 @@ impl<'t> Search<'t> {
         if self.misere && quick::misere_clean(&self.hands, leader, self.declarer) {
             return false;
         }
-        let (key, declarer_rel) = self.table_key(&self.hands, leader);
-        self.tt.prefetch(key, declarer_rel);
+        let (key, declarer_rel) = match known_key {
+            Some(k) => k,
+            None => {
+                let k = self.table_key(&self.hands, leader);
+                self.tt.prefetch(k.0, k.1);
+                k
+            }
+        };
         if !self.misere {
             if let Some(answer) = self.quick_answer(target) {
                 return answer;
@@ -192,7 +198,7 @@ impl<'t> Search<'t> {
         let moves = self.ordered_moves(0, leader, best, [0; 3]);
         let mut result = !max;
         for &card in moves.as_slice() {
-            if self.play_card::<0>(card, target, [0; 3]) == max {
+            if self.play_card::<0>(card, target, [0; 3], None) == max {
                 result = max;
                 best = card;
                 self.history.record(leader, card, n as u32);
@@ -235,16 +241,19 @@ impl<'t> Search<'t> {
         let p = (self.leader + PLY) % 3;
         let max = self.max_side(p);
         let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
+        let mut keys = [None; 10];
         if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 2 {
             // Mostly every last card gets tried (the side to move cannot reach its
             // goal), so the table buckets of all the next trick starts load at once.
             // (A next trick start probes the table only with 2 or more tricks left.)
-            for &card in moves.as_slice() {
-                self.prefetch_after_last_card(p, [trick[0], trick[1], card]);
+            for (slot, &card) in keys.iter_mut().zip(moves.as_slice()) {
+                let k = self.key_after_last_card(p, [trick[0], trick[1], card]);
+                self.tt.prefetch(k.0, k.1);
+                *slot = Some(k);
             }
         }
-        for &card in moves.as_slice() {
-            if self.play_card::<PLY>(card, target, trick) == max {
+        for (&card, &key) in moves.as_slice().iter().zip(&keys) {
+            if self.play_card::<PLY>(card, target, trick, key) == max {
                 // A follower's cut-off weighs one trick more than a lead's, as the
                 // per-card search counted it (kept: the measured node counts).
                 self.history.record(p, card, self.tricks_left + 1);
@@ -254,15 +263,13 @@ impl<'t> Search<'t> {
         !max
     }
 
-    /// Starts loading the table bucket of the trick start after `p` completes `trick`
-    /// with its last card.
+    /// The table key of the trick start after `p` completes `trick` with its last card.
     #[inline(always)]
-    fn prefetch_after_last_card(&self, p: usize, trick: Trick) {
+    fn key_after_last_card(&self, p: usize, trick: Trick) -> (u64, u8) {
         let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
         let mut hands = self.hands;
         hands[p] &= !(1u32 << trick[2]);
-        let (key, declarer_rel) = self.table_key(&hands, winner);
-        self.tt.prefetch(key, declarer_rel);
+        self.table_key(&hands, winner)
     }
 
     /// The table key of the trick start with `hands` and `leader` on lead, and the
@@ -280,7 +287,13 @@ impl<'t> Search<'t> {
 
     /// Plays `card` as the `PLY`-th card of the trick and searches on.
     #[inline(always)]
-    fn play_card<const PLY: usize>(&mut self, card: u8, target: i32, mut trick: Trick) -> bool {
+    fn play_card<const PLY: usize>(
+        &mut self,
+        card: u8,
+        target: i32,
+        mut trick: Trick,
+        next_key: Option<(u64, u8)>,
+    ) -> bool {
         let p = (self.leader + PLY) % 3;
         let bit = 1u32 << card;
         self.hands[p] &= !bit;
@@ -288,14 +301,14 @@ impl<'t> Search<'t> {
         let r = match PLY {
             0 => self.follow::<1>(target, trick),
             1 => self.follow::<2>(target, trick),
-            _ => self.finish_trick(target, trick),
+            _ => self.finish_trick(target, trick, next_key),
         };
         self.hands[p] |= bit;
         r
     }
 
     #[inline(always)]
-    fn finish_trick(&mut self, target: i32, trick: Trick) -> bool {
+    fn finish_trick(&mut self, target: i32, trick: Trick, next_key: Option<(u64, u8)>) -> bool {
         let saved_leader = self.leader;
         let saved_live = self.live;
         let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
@@ -303,7 +316,7 @@ impl<'t> Search<'t> {
         self.leader = winner;
         self.tricks_left -= 1;
         let t = target - i32::from(winner == self.declarer);
-        let r = self.trick_start(t);
+        let r = self.trick_start(t, next_key);
         self.tricks_left += 1;
         self.leader = saved_leader;
         self.live = saved_live;
