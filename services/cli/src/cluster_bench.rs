@@ -97,7 +97,7 @@ async fn analyze(
     let mut client = CoordinatorServiceClient::connect(format!("http://{}", server.addr)).await?;
     let request = pb::AnalyzeAllFoeRequest {
         view: Some(pb::DeclarerView {
-            declarer: pb::Seat::N as i32,
+            declarer: deckhand::preferans::seat_to_proto(view.declarer()) as i32,
             contract: view.contract().to_string(),
             leader: deckhand::preferans::seat_to_proto(view.leader()) as i32,
             compact: problem.notation.into(),
@@ -170,15 +170,14 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         base2 / base1
     );
 
-    // The warm-against-cold rows need layouts [n, 2n).
-    let warm_cold = 2 * layouts <= LAYOUT_COUNT;
     let one = [start_worker(&bin)?];
     let server = coordinator(&one).await?;
     let cluster1 = analyze(&server, &problem, 0, layouts).await?;
-    let warm = if warm_cold {
-        analyze(&server, &problem, layouts, 2 * layouts).await?
+    // The warm-against-cold rows need layouts [n, 2n).
+    let warm = if 2 * layouts <= LAYOUT_COUNT {
+        Some(analyze(&server, &problem, layouts, 2 * layouts).await?)
     } else {
-        0.0
+        None
     };
     server.shutdown().await?;
     drop(one);
@@ -199,13 +198,13 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         cluster2 / cluster1,
         overhead(cluster2, base2)
     );
-    if !warm_cold {
+    let Some(warm) = warm else {
         println!(
             "warm against cold worker: skipped (needs --layouts at most {})",
             LAYOUT_COUNT / 2
         );
         return Ok(());
-    }
+    };
     let fresh = [start_worker(&bin)?];
     let server = coordinator(&fresh).await?;
     let cold = analyze(&server, &problem, layouts, 2 * layouts).await?;
