@@ -2,7 +2,9 @@
 //! "can the declarer take at least `target` of the remaining tricks?".
 //!
 //! The "max side" is the side that wants the answer yes: the declarer in trump and
-//! no-trump games, the defenders in misère. Bounds are stored at trick boundaries only.
+//! no-trump games, the defenders in misère. Answers are fail-soft bounds on the
+//! declarer's tricks (see [`Search::trick_start`]); bounds are stored at trick
+//! boundaries only.
 
 use super::history::History;
 use super::quick;
@@ -90,7 +92,8 @@ impl<'t> Search<'t> {
     }
 
     /// Exact declarer tricks by repeated zero-window tests, starting near `guess`.
-    /// `test(search, t)` answers "declarer tricks >= t?".
+    /// `test(search, t)` answers "declarer tricks >= t?" with a bound `v`: yes and at
+    /// least `v` when `v >= t`, no and at most `v` otherwise.
     ///
     /// The order of the tests changes their cost, not the answer. Measured on the ten
     /// standard problems and on random views (nodes):
@@ -104,13 +107,14 @@ impl<'t> Search<'t> {
         mut lo: i32,
         mut hi: i32,
         guess: i32,
-        mut test: impl FnMut(&mut Self, i32) -> bool,
+        mut test: impl FnMut(&mut Self, i32) -> i32,
     ) -> u8 {
         let mut t = guess + 1;
         if self.misere && lo == 0 && hi > 0 {
             self.searches += 1;
-            if test(self, 1) {
-                lo = 1;
+            let v = test(self, 1);
+            if v >= 1 {
+                lo = v.min(hi);
                 t = guess.max(2);
             } else {
                 hi = 0;
@@ -119,19 +123,23 @@ impl<'t> Search<'t> {
         while lo < hi {
             t = t.clamp(lo + 1, hi);
             self.searches += 1;
-            if test(self, t) {
-                lo = t;
-                t += 1;
+            // The test's bound may reach past `t`: one search can settle several.
+            let v = test(self, t);
+            if v >= t {
+                lo = v.min(hi);
+                t = lo + 1;
             } else {
-                hi = t - 1;
-                t -= 1;
+                hi = v.max(lo);
+                t = hi;
             }
         }
         lo.max(0) as u8
     }
 
     /// The position with `ply` cards on the table: can the declarer reach `target`?
-    pub fn node(&mut self, ply: usize, target: i32) -> bool {
+    /// The answer is a bound (see [`Search::trick_start`]): yes when it is `target` or
+    /// more.
+    pub fn node(&mut self, ply: usize, target: i32) -> i32 {
         let trick = self.table;
         match ply {
             0 => self.trick_start(target, None),
@@ -141,7 +149,7 @@ impl<'t> Search<'t> {
     }
 
     /// Plays `card` as the `ply`-th card of the trick and searches on.
-    pub fn play(&mut self, ply: usize, card: u8, target: i32) -> bool {
+    pub fn play(&mut self, ply: usize, card: u8, target: i32) -> i32 {
         let trick = self.table;
         match ply {
             0 => self.play_card::<0>(card, target, trick, None),
@@ -152,24 +160,29 @@ impl<'t> Search<'t> {
 
     /// A trick start is the one recursive function: the follows and plays of a trick
     /// are inlined into it, one copy per ply, so a trick runs without calls.
+    ///
+    /// "Can the declarer take `target` of the remaining tricks?", answered fail-soft
+    /// with a bound `v` on the declarer's tricks: yes and at least `v` when
+    /// `v >= target`, no and at most `v` otherwise. A bound past `target` is stored,
+    /// and settles later questions about this position with other targets.
     #[inline(never)]
-    fn trick_start(&mut self, target: i32, known_key: Option<(u64, u8)>) -> bool {
+    fn trick_start(&mut self, target: i32, known_key: Option<(u64, u8)>) -> i32 {
         self.nodes += 1;
         let leader = self.leader;
         let n = self.tricks_left as i32;
         if target <= 0 {
-            return true;
+            return 0;
         }
         if target > n {
-            return false;
+            return n;
         }
         if n == 1 {
-            return self.last_trick();
+            return i32::from(self.last_trick());
         }
         // The misère test is cheap and often decides: it runs before the key is
         // computed. The trump bounds cost more and overlap the table prefetch.
         if self.misere && quick::misere_clean(&self.hands, leader, self.declarer) {
-            return false;
+            return 0;
         }
         let (key, declarer_rel) = match known_key {
             Some(k) => k,
@@ -179,64 +192,66 @@ impl<'t> Search<'t> {
                 k
             }
         };
+        // What is known before searching: quick-trick bounds, then the table's.
+        let (mut lo, mut hi) = (0, n);
         if !self.misere {
-            if let Some(answer) = self.quick_answer(target) {
-                return answer;
+            let (q_lo, q_hi) = quick::bounds(
+                &self.hands,
+                self.tricks_left,
+                self.leader,
+                self.declarer,
+                self.trumps,
+            );
+            (lo, hi) = (q_lo as i32, q_hi as i32);
+            if lo >= target {
+                return lo;
+            }
+            if hi < target {
+                return hi;
             }
         }
         let mut best = NO_MOVE;
         if let Some(p) = self.tt.probe(key, declarer_rel) {
-            if i32::from(p.lo) >= target {
-                return true;
+            lo = lo.max(i32::from(p.lo));
+            hi = hi.min(i32::from(p.hi));
+            if lo >= target {
+                return lo;
             }
-            if i32::from(p.hi) < target {
-                return false;
+            if hi < target {
+                return hi;
             }
             best = p.best;
         }
         let max = self.max_side(leader);
         let moves = self.ordered_moves(0, leader, best, [0; 3]);
-        let mut result = !max;
+        let mut v = if max { 0 } else { n };
         for &card in moves.as_slice() {
-            if self.play_card::<0>(card, target, [0; 3], None) == max {
-                result = max;
+            let child = self.play_card::<0>(card, target, [0; 3], None);
+            if (child >= target) == max {
+                v = child;
                 best = card;
                 self.history.record(leader, card, n as u32);
                 break;
             }
+            v = if max { v.max(child) } else { v.min(child) };
         }
-        let (lo, hi) = if result {
-            (target as u8, n as u8)
+        if v >= target {
+            lo = v.max(lo);
         } else {
-            (0, (target - 1) as u8)
-        };
-        self.tt.store(key, declarer_rel, n as u8, lo, hi, best);
-        result
-    }
-
-    /// The answer when quick-trick bounds already decide it (trump and no-trump games;
-    /// misère has its own test in [`Search::trick_start`]).
-    #[inline]
-    fn quick_answer(&self, target: i32) -> Option<bool> {
-        let (lo, hi) = quick::bounds(
-            &self.hands,
-            self.tricks_left,
-            self.leader,
-            self.declarer,
-            self.trumps,
-        );
-        if lo as i32 >= target {
-            Some(true)
-        } else if (hi as i32) < target {
-            Some(false)
+            hi = v.min(hi);
+        }
+        self.tt
+            .store(key, declarer_rel, n as u8, lo as u8, hi as u8, best);
+        if v >= target {
+            lo
         } else {
-            None
+            hi
         }
     }
 
     /// The second (`PLY` 1) or third (`PLY` 2) card of a trick.
     #[inline(always)]
-    fn follow<const PLY: usize>(&mut self, target: i32, trick: Trick) -> bool {
+    fn follow<const PLY: usize>(&mut self, target: i32, trick: Trick) -> i32 {
         self.nodes += 1;
         let p = (self.leader + PLY) % 3;
         let max = self.max_side(p);
@@ -252,15 +267,19 @@ impl<'t> Search<'t> {
                 *slot = Some(k);
             }
         }
+        // Fail-soft as at a trick start: the best bound of the cards tried.
+        let mut v = if max { 0 } else { self.tricks_left as i32 };
         for (&card, &key) in moves.as_slice().iter().zip(&keys) {
-            if self.play_card::<PLY>(card, target, trick, key) == max {
+            let child = self.play_card::<PLY>(card, target, trick, key);
+            if (child >= target) == max {
                 // A follower's cut-off weighs one trick more than a lead's, as the
                 // per-card search counted it (kept: the measured node counts).
                 self.history.record(p, card, self.tricks_left + 1);
-                return max;
+                return child;
             }
+            v = if max { v.max(child) } else { v.min(child) };
         }
-        !max
+        v
     }
 
     /// The table key of the trick start after `p` completes `trick` with its last card.
@@ -293,7 +312,7 @@ impl<'t> Search<'t> {
         target: i32,
         mut trick: Trick,
         next_key: Option<(u64, u8)>,
-    ) -> bool {
+    ) -> i32 {
         let p = (self.leader + PLY) % 3;
         let bit = 1u32 << card;
         self.hands[p] &= !bit;
@@ -308,15 +327,15 @@ impl<'t> Search<'t> {
     }
 
     #[inline(always)]
-    fn finish_trick(&mut self, target: i32, trick: Trick, next_key: Option<(u64, u8)>) -> bool {
+    fn finish_trick(&mut self, target: i32, trick: Trick, next_key: Option<(u64, u8)>) -> i32 {
         let saved_leader = self.leader;
         let saved_live = self.live;
         let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
         self.live &= !((1u32 << trick[0]) | (1u32 << trick[1]) | (1u32 << trick[2]));
         self.leader = winner;
         self.tricks_left -= 1;
-        let t = target - i32::from(winner == self.declarer);
-        let r = self.trick_start(t, next_key);
+        let won = i32::from(winner == self.declarer);
+        let r = self.trick_start(target - won, next_key) + won;
         self.tricks_left += 1;
         self.leader = saved_leader;
         self.live = saved_live;
@@ -431,7 +450,7 @@ pub(super) mod tests {
             let raw = RawPosition { hands, table: &[], leader, declarer };
             let n = n as i32;
             let scanned = with_search(raw, trumps, misere, |s| {
-                (1..=n).take_while(|&t| s.node(0, t)).count() as u8
+                (1..=n).take_while(|&t| s.node(0, t) >= t).count() as u8
             });
             for guess in 0..=n {
                 let exact = with_search(raw, trumps, misere, |s| {
