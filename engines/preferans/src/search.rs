@@ -235,18 +235,17 @@ impl<'t> Search<'t> {
             }
             v = if max { v.max(child) } else { v.min(child) };
         }
-        if v >= target {
+        // The answer narrows the bound on its side; both are stored.
+        let answer = if v >= target {
             lo = v.max(lo);
-        } else {
-            hi = v.min(hi);
-        }
-        self.tt
-            .store(key, declarer_rel, n as u8, lo as u8, hi as u8, best);
-        if v >= target {
             lo
         } else {
+            hi = v.min(hi);
             hi
-        }
+        };
+        self.tt
+            .store(key, declarer_rel, n as u8, lo as u8, hi as u8, best);
+        answer
     }
 
     /// The second (`PLY` 1) or third (`PLY` 2) card of a trick.
