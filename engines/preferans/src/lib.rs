@@ -48,6 +48,7 @@ mod rules;
 mod search;
 mod solver;
 mod standard;
+mod table_memory;
 mod tt;
 mod view;
 
@@ -64,5 +65,6 @@ pub use problems::{
 };
 pub use solver::{Solver, SolverStats};
 pub use standard::{standard_problems, StandardProblem, FIRST_LAYOUTS};
+pub use table_memory::TableFileError;
 pub use tt::DEFAULT_TT_BYTES;
 pub use view::{DeclarerView, ViewError};

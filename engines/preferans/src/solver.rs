@@ -2,6 +2,7 @@
 //! tagged with their strain, so a table serves any strain without clearing, and
 //! several solvers (one per thread) may share one table.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use super::cards::{Card, Cards};
@@ -10,6 +11,7 @@ use super::history::History;
 use super::position::{trump_mask, Position};
 use super::rules;
 use super::search::{RawPosition, Search};
+use super::table_memory::TableFileError;
 use super::tt::{Table, TableHandle, DEFAULT_TT_BYTES};
 
 /// Counters of a solver since creation (table fill since the last clear).
@@ -52,6 +54,17 @@ impl Solver {
     /// power of two number of 64-byte buckets, at least one).
     pub fn new(tt_bytes: usize) -> Solver {
         Solver::with_table(Arc::new(Table::new(tt_bytes)))
+    }
+
+    /// A solver on the table file at `path` (about `tt_bytes` bytes, created if
+    /// missing), which other processes on this host may open too: what any of them
+    /// stores, all find, and the entries outlive the processes. Put it on a memory
+    /// file system (`/dev/shm`), and let no other program write or truncate it.
+    /// Every process opening one file must ask for the same size.
+    pub fn with_table_file(path: &Path, tt_bytes: usize) -> Result<Solver, TableFileError> {
+        Ok(Solver::with_table(Arc::new(Table::open_file(
+            path, tt_bytes,
+        )?)))
     }
 
     /// A solver using `table`, which other solvers may share.
@@ -234,6 +247,39 @@ mod tests {
 
     fn history_is_empty(solver: &Solver) -> bool {
         (0..3).all(|p| (0..32).all(|c| solver.history.bonus(p, c) == 0))
+    }
+
+    /// Declarer tricks per opening of layouts `0..n` of preferansRu1, and the nodes.
+    fn ru1_layouts(solver: &mut Solver, n: u32) -> (Vec<Vec<u8>>, u64) {
+        let contract: Contract = "6S".parse().unwrap();
+        let view =
+            DeclarerView::from_notation("QT7.KQJ.A*8*7.KQJ", Seat::N, contract, Seat::W).unwrap();
+        let before = solver.stats().nodes;
+        let mut tricks = Vec::new();
+        crate::solve_layouts(solver, &view, 0..n, |r| {
+            tricks.push(r.tricks.to_vec());
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap();
+        (tricks, solver.stats().nodes - before)
+    }
+
+    #[test]
+    fn a_table_file_gives_the_same_answers_and_serves_the_next_process() {
+        let file = crate::tt::tests::TempTableFile::new("solver");
+        let (expected, _) = ru1_layouts(&mut Solver::new(1 << 20), 40);
+        let mut first = Solver::with_table_file(&file.0, 1 << 20).unwrap();
+        let (tricks, first_nodes) = ru1_layouts(&mut first, 40);
+        assert_eq!(tricks, expected);
+        drop(first);
+        // A solver of a later process on the same file finds the layouts almost free.
+        let mut next = Solver::with_table_file(&file.0, 1 << 20).unwrap();
+        let (tricks, next_nodes) = ru1_layouts(&mut next, 40);
+        assert_eq!(tricks, expected);
+        assert!(
+            next_nodes * 4 < first_nodes,
+            "{first_nodes} then {next_nodes}"
+        );
     }
 
     #[test]

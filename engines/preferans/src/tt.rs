@@ -15,13 +15,19 @@
 //! words, the data and the key XOR the data, so a slot torn by two writers fails the
 //! key check and reads as a miss (lockless hashing). Each thread reaches the table
 //! through its own [`TableHandle`], which keeps its counters.
+//!
+//! The same holds between processes on one host that open one table file (see
+//! [`Table::open_file`]). Its entries outlive them, so its format is versioned
+//! ([`TABLE_FORMAT`](super::table_memory::TABLE_FORMAT)).
 
+use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::contract::Strain;
 use super::rules::suit_pair_table;
+use super::table_memory::{Header, TableFileError, TableMemory};
 
 /// Default table size in bytes.
 pub const DEFAULT_TT_BYTES: usize = 64 << 20;
@@ -110,7 +116,7 @@ const WAYS: usize = 4;
 
 #[repr(C, align(64))]
 #[derive(Default)]
-struct Bucket([Slot; WAYS]);
+pub(crate) struct Bucket([Slot; WAYS]);
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
@@ -124,17 +130,16 @@ pub(crate) struct Probe {
     pub best: u8,
 }
 
-/// The table itself, shareable between threads.
+/// The table itself, shareable between threads (and, as a table file, between
+/// processes).
 pub(crate) struct Table {
-    buckets: BucketArray,
+    /// The buckets, and the header with the generation and the count of used slots.
+    buckets: TableMemory,
     /// Index mask: the number of buckets in use, minus one. They are the first ones;
     /// the count doubles as they fill, up to all of them.
     mask: AtomicUsize,
     /// Set while one thread doubles the buckets in use.
     growing: AtomicBool,
-    /// Search generation, advanced by every solve of every thread.
-    generation: AtomicU8,
-    used: AtomicUsize,
 }
 
 impl Table {
@@ -150,12 +155,27 @@ impl Table {
     fn with_sizes(initial_bytes: usize, bytes: usize) -> Table {
         let count = bucket_count(bytes);
         Table {
-            buckets: BucketArray::zeroed(count),
+            buckets: TableMemory::private(count),
             mask: AtomicUsize::new(count.min(bucket_count(initial_bytes)) - 1),
             growing: AtomicBool::new(false),
-            generation: AtomicU8::new(0),
-            used: AtomicUsize::new(0),
         }
+    }
+
+    /// The table in the table file at `path`, of about `bytes` bytes (rounded as in
+    /// [`Table::new`]), created if missing. Every process opening the file searches
+    /// with the same entries. A process on it never grows it: the others could not
+    /// follow. All of it is in use from the start.
+    pub fn open_file(path: &Path, bytes: usize) -> Result<Table, TableFileError> {
+        let count = bucket_count(bytes);
+        Ok(Table {
+            buckets: TableMemory::file(path, count)?,
+            mask: AtomicUsize::new(count - 1),
+            growing: AtomicBool::new(false),
+        })
+    }
+
+    fn header(&self) -> &Header {
+        self.buckets.header()
     }
 
     /// Slots of the whole table.
@@ -171,7 +191,7 @@ impl Table {
 
     /// Occupied slots, as of the last finished solve of each thread.
     pub fn used(&self) -> usize {
-        self.used.load(Relaxed)
+        self.header().used.load(Relaxed)
     }
 
     /// Empties every slot. Meant for a table no other thread is using.
@@ -180,8 +200,8 @@ impl Table {
         for slot in self.buckets[..in_use].iter().flat_map(|b| &b.0) {
             slot.empty();
         }
-        self.used.store(0, Relaxed);
-        self.generation.store(0, Relaxed);
+        self.header().used.store(0, Relaxed);
+        self.header().generation.store(0, Relaxed);
     }
 
     /// Doubles the buckets in use, if `mask` is still the table's and there are more
@@ -296,7 +316,7 @@ impl TableHandle {
     /// that makes the part in use half full; called after each solve.
     pub fn count_filled(&mut self) {
         if self.filled > 0 {
-            let used = self.table.used.fetch_add(self.filled, Relaxed) + self.filled;
+            let used = self.table.header().used.fetch_add(self.filled, Relaxed) + self.filled;
             self.filled = 0;
             if used >= (self.mask + 1) * WAYS / 2 {
                 self.table.grow(self.mask);
@@ -307,7 +327,12 @@ impl TableHandle {
     /// Starts a new search generation (entries of older ones are replaced first) on the
     /// table's current buckets.
     pub fn next_generation(&mut self) {
-        self.generation = self.table.generation.fetch_add(1, Relaxed).wrapping_add(1);
+        self.generation = self
+            .table
+            .header()
+            .generation
+            .fetch_add(1, Relaxed)
+            .wrapping_add(1);
         self.mask = self.table.mask.load(Ordering::Acquire);
     }
 
@@ -437,108 +462,6 @@ fn write(slot: &Slot, key: u64, data: Data) {
     slot.check.store(key ^ word, Relaxed);
 }
 
-/// A zeroed array of buckets (all slots empty) whose memory is touched only where it
-/// is used.
-///
-/// On Linux it is an anonymous mapping of its own: the kernel hands out zeroed pages
-/// on first touch, and unmapping gives them back at once. Allocators do not promise
-/// either: mimalloc (the service binaries' allocator) wrote the whole block when it
-/// reused freed memory (0.17 s for 64 MB), and glibc keeps freed blocks of a few
-/// megabytes in its arenas (the reason the services use mimalloc). The mapping is
-/// advised to use transparent huge pages before it is first written: random probes
-/// into a 64 MB table otherwise spend much of their time on TLB misses, and whatever
-/// touches a page first decides its size.
-struct BucketArray {
-    start: std::ptr::NonNull<Bucket>,
-    len: usize,
-}
-
-// SAFETY: the array owns its memory, and buckets are atomics, shared safely.
-unsafe impl Send for BucketArray {}
-unsafe impl Sync for BucketArray {}
-
-impl BucketArray {
-    fn zeroed(len: usize) -> BucketArray {
-        let layout = std::alloc::Layout::array::<Bucket>(len).expect("table size fits memory");
-        let start = zeroed_memory(layout).cast::<Bucket>();
-        BucketArray { start, len }
-    }
-
-    fn layout(&self) -> std::alloc::Layout {
-        std::alloc::Layout::array::<Bucket>(self.len).expect("table size fits memory")
-    }
-}
-
-impl std::ops::Deref for BucketArray {
-    type Target = [Bucket];
-
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: `len` buckets lie at `start`, all bytes zeroed when allocated, and
-        // an all-zero Bucket is `Bucket::default()` (atomic integers, all zero: empty
-        // slots). They are only ever changed through atomics.
-        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for BucketArray {
-    fn drop(&mut self) {
-        // SAFETY: allocated by `zeroed_memory` with this layout, freed only here.
-        unsafe { free_zeroed_memory(self.start.cast(), self.layout()) }
-    }
-}
-
-/// Zeroed memory for `layout` (a non-zero size, an alignment of at most a page).
-#[cfg(target_os = "linux")]
-fn zeroed_memory(layout: std::alloc::Layout) -> std::ptr::NonNull<u8> {
-    // SAFETY: a new private anonymous mapping: no file, no existing memory involved.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            layout.size(),
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if ptr == libc::MAP_FAILED {
-        std::alloc::handle_alloc_error(layout);
-    }
-    const HUGE: usize = 2 << 20;
-    let start = (ptr as usize).next_multiple_of(HUGE);
-    let end = (ptr as usize + layout.size()) / HUGE * HUGE;
-    if end > start {
-        // SAFETY: the range lies inside the mapping; MADV_HUGEPAGE is only a hint and
-        // does not change its contents. Failure is harmless and ignored.
-        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
-    }
-    std::ptr::NonNull::new(ptr.cast()).expect("mmap returned a null mapping")
-}
-
-/// # Safety
-/// `ptr` comes from [`zeroed_memory`] with `layout`, and is freed once.
-#[cfg(target_os = "linux")]
-unsafe fn free_zeroed_memory(ptr: std::ptr::NonNull<u8>, layout: std::alloc::Layout) {
-    // SAFETY: the caller passes a mapping of this size made by `zeroed_memory`.
-    unsafe { libc::munmap(ptr.as_ptr().cast(), layout.size()) };
-}
-
-/// Zeroed memory for `layout` (a non-zero size).
-#[cfg(not(target_os = "linux"))]
-fn zeroed_memory(layout: std::alloc::Layout) -> std::ptr::NonNull<u8> {
-    // SAFETY: the layout has a non-zero size.
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-    std::ptr::NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
-}
-
-/// # Safety
-/// `ptr` comes from [`zeroed_memory`] with `layout`, and is freed once.
-#[cfg(not(target_os = "linux"))]
-unsafe fn free_zeroed_memory(ptr: std::ptr::NonNull<u8>, layout: std::alloc::Layout) {
-    // SAFETY: allocated by `zeroed_memory` with this layout.
-    unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) }
-}
-
 /// The per-suit hash code of a trick-boundary position.
 ///
 /// `rel` holds the hands relative to the leader: `rel[0]` leader, `rel[1]` next, `rel[2]`
@@ -603,8 +526,9 @@ const fn spread_holder_bits(live: u32, hand: u32) -> u16 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::table_memory::TABLE_FORMAT;
 
     #[test]
     fn new_table_is_empty_and_stores() {
@@ -793,5 +717,148 @@ mod tests {
         let full = [0xff, 0, 0];
         let seven = [0x7f, 0, 0];
         assert_ne!(key(full) & 0xffff, key(seven) & 0xffff);
+    }
+
+    /// A table file path under the temporary directory, removed when dropped.
+    pub(in super::super) struct TempTableFile(pub std::path::PathBuf);
+
+    impl TempTableFile {
+        pub fn new(name: &str) -> TempTableFile {
+            let file = format!("deckhand-test-{}-{name}.table", std::process::id());
+            let path = std::env::temp_dir().join(file);
+            let _ = std::fs::remove_file(&path);
+            TempTableFile(path)
+        }
+    }
+
+    impl Drop for TempTableFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn a_table_file_is_shared_and_outlives_its_users() {
+        let file = TempTableFile::new("shared");
+        let key = key([0b111, 0b111 << 8, 0b111 << 16]);
+        // Two mappings of one file, as two processes would have.
+        let first = Arc::new(Table::open_file(&file.0, 1 << 20).unwrap());
+        let second = Arc::new(Table::open_file(&file.0, 1 << 20).unwrap());
+        assert_eq!(first.capacity(), (1 << 20) / 16);
+        let (mut a, mut b) = (TableHandle::new(first), TableHandle::new(second));
+        a.next_generation();
+        b.next_generation();
+        assert_eq!(
+            (a.generation, b.generation),
+            (1, 2),
+            "one generation counter"
+        );
+        assert!(b.probe(key, 1).is_none());
+        a.store(key, 1, 3, 1, 2, 5);
+        a.count_filled();
+        let p = b.probe(key, 1).expect("stored through the other mapping");
+        assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
+        assert_eq!(b.table().used(), 1);
+        drop((a, b));
+        // Every user gone, the entries stay for the next one.
+        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 1 << 20).unwrap()));
+        assert_eq!(c.probe(key, 1).map(|p| p.hi), Some(2));
+        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (1 << 20));
+    }
+
+    #[test]
+    fn a_table_file_of_another_size_or_format_is_refused_and_left_alone() {
+        use crate::TableFileError;
+        let file = TempTableFile::new("refused");
+        drop(Table::open_file(&file.0, 1 << 20).unwrap());
+        let err = Table::open_file(&file.0, 2 << 20).err().unwrap();
+        assert!(
+            matches!(
+                err,
+                TableFileError::Size {
+                    found_mib: 1,
+                    wanted_mib: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // Another format number in the header.
+        let mut bytes = std::fs::read(&file.0).unwrap();
+        bytes[8] = 99;
+        std::fs::write(&file.0, &bytes).unwrap();
+        let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+        assert!(err.to_string().contains("format 99"), "{err}");
+        // Not a table at all: refused, and not overwritten.
+        for content in [&b"precious"[..], &[0u8; 5000][..]] {
+            std::fs::write(&file.0, content).unwrap();
+            let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+            assert!(matches!(err, TableFileError::Format { .. }), "{err}");
+            assert_eq!(std::fs::read(&file.0).unwrap(), content);
+        }
+        // A header that names more buckets than the file holds.
+        bytes.truncate(4096 + 64);
+        bytes[8] = TABLE_FORMAT as u8;
+        std::fs::write(&file.0, &bytes).unwrap();
+        let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+        assert!(err.to_string().contains("bytes long"), "{err}");
+        let dir = std::env::temp_dir()
+            .join("deckhand-no-such-dir")
+            .join("t.table");
+        let err = Table::open_file(&dir, 1 << 20).err().unwrap();
+        assert!(matches!(err, TableFileError::Io { .. }), "{err}");
+    }
+
+    /// What a table file's entries mean: their key, slot layout, bucket index and
+    /// strain tags. A change to any of them must bump [`TABLE_FORMAT`] (files of the
+    /// old format are then refused, not misread) and update the fingerprint here.
+    #[test]
+    fn format_is_pinned() {
+        let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
+        let mut mix = |x: u64| {
+            for byte in x.to_le_bytes() {
+                fingerprint = (fingerprint ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+            }
+        };
+        let mut x = 1u64;
+        for _ in 0..1000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Three disjoint hands from the random bits.
+            let (a, b) = ((x >> 32) as u32, x as u32);
+            let rel = [a & b, a & !b, !a & b];
+            let k = key(rel);
+            mix(k);
+            mix(index(k, (x % 3) as u8, 0xffff) as u64);
+        }
+        let data = Data {
+            lo: 1,
+            hi: 2,
+            declarer_rel: 3,
+            tricks: 4,
+            best: 5,
+            generation: 6,
+            strain: 7,
+            scope: 8,
+        };
+        mix(data.pack());
+        for strain in [
+            Strain::Trump(crate::Suit::Spades),
+            Strain::Trump(crate::Suit::Hearts),
+            Strain::Trump(crate::Suit::Diamonds),
+            Strain::Trump(crate::Suit::Clubs),
+            Strain::NoTrump,
+            Strain::Misere,
+        ] {
+            mix(u64::from(strain_tag(strain)));
+        }
+        mix(std::mem::size_of::<Bucket>() as u64);
+        mix(WAYS as u64);
+        assert_eq!(
+            (TABLE_FORMAT, fingerprint),
+            (1, 1_998_471_854_469_890_197),
+            "the table's format changed: bump TABLE_FORMAT and update this fingerprint"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! 1. The in-process solve (threads sharing one table) on 1 and 2 threads: the baseline.
 //! 2. The same analysis through a coordinator on 1 and on 2 worker processes
 //!    (one solver thread each): layouts/s, the 2:1 ratio, and the overhead
-//!    against the baseline on as many threads.
+//!    against the baseline on as many threads; then on 2 workers sharing one table
+//!    file (`--table-file`), as workers on one host may.
 //! 3. Warm against cold tables: layouts [n, 2n) on a worker that has just solved
 //!    [0, n) with the same trumps, against the same layouts on a fresh worker (when
 //!    2n layouts exist).
@@ -12,7 +13,7 @@
 //! preferansRu4, preferansRu7) show what workers buy once tables are warm.
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,15 +34,44 @@ impl Drop for WorkerProcess {
     }
 }
 
-fn start_worker(bin: &PathBuf) -> anyhow::Result<WorkerProcess> {
+/// A worker of one solver thread; with `table_file`, on that shared table.
+fn start_worker(bin: &PathBuf, table_file: Option<&Path>) -> anyhow::Result<WorkerProcess> {
     let addr = TcpListener::bind("127.0.0.1:0")?.local_addr()?.to_string();
-    let child = Command::new(bin)
-        .args(["--listen", &addr, "--threads", "1"])
+    let mut command = Command::new(bin);
+    command.args(["--listen", &addr, "--threads", "1"]);
+    if let Some(path) = table_file {
+        command.arg("--table-file").arg(path);
+    }
+    let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .with_context(|| format!("cannot start {}", bin.display()))?;
     Ok(WorkerProcess(child, addr))
+}
+
+/// A table file for the bench's workers, on /dev/shm where it exists; removed when
+/// dropped.
+struct TableFile(PathBuf);
+
+impl TableFile {
+    fn new() -> TableFile {
+        let shm = Path::new("/dev/shm");
+        let dir = if shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let path = dir.join(format!("deckhand-bench-{}.table", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        TableFile(path)
+    }
+}
+
+impl Drop for TableFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 async fn wait_serving(addr: &str) -> anyhow::Result<()> {
@@ -170,7 +200,7 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         base2 / base1
     );
 
-    let one = [start_worker(&bin)?];
+    let one = [start_worker(&bin, None)?];
     let server = coordinator(&one).await?;
     let cluster1 = analyze(&server, &problem, 0, layouts).await?;
     // The warm-against-cold rows need layouts [n, 2n).
@@ -182,11 +212,22 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
     server.shutdown().await?;
     drop(one);
 
-    let two = [start_worker(&bin)?, start_worker(&bin)?];
+    let two = [start_worker(&bin, None)?, start_worker(&bin, None)?];
     let server = coordinator(&two).await?;
     let cluster2 = analyze(&server, &problem, 0, layouts).await?;
     server.shutdown().await?;
     drop(two);
+
+    let table_file = TableFile::new();
+    let two = [
+        start_worker(&bin, Some(&table_file.0))?,
+        start_worker(&bin, Some(&table_file.0))?,
+    ];
+    let server = coordinator(&two).await?;
+    let cluster2_shared = analyze(&server, &problem, 0, layouts).await?;
+    server.shutdown().await?;
+    drop(two);
+    drop(table_file);
 
     let overhead = |cluster: f64, base: f64| (base / cluster - 1.0) * 100.0;
     println!(
@@ -198,6 +239,10 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         cluster2 / cluster1,
         overhead(cluster2, base2)
     );
+    println!(
+        "cluster, 2 workers on one table file: {cluster2_shared:>9.0} layouts/s  ({:.2}x of 1 worker)",
+        cluster2_shared / cluster1
+    );
     let Some(warm) = warm else {
         println!(
             "warm against cold worker: skipped (needs --layouts at most {})",
@@ -205,7 +250,7 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         );
         return Ok(());
     };
-    let fresh = [start_worker(&bin)?];
+    let fresh = [start_worker(&bin, None)?];
     let server = coordinator(&fresh).await?;
     let cold = analyze(&server, &problem, layouts, 2 * layouts).await?;
     server.shutdown().await?;

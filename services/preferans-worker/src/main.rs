@@ -1,5 +1,6 @@
 //! The `preferans-worker` service binary.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
@@ -23,6 +24,13 @@ struct Args {
     /// the threads).
     #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64, value_parser = at_least_one::<usize>())]
     table_mb: usize,
+    /// Share the transposition table with the other workers on this host started with
+    /// the same file: what one stores, all find, as threads of one worker do, and the
+    /// table outlives them (a restarted worker starts warm). Put it on a memory file
+    /// system (e.g. /dev/shm/deckhand-preferans.table); every worker on it must have
+    /// the same threads × table-mb. Created if missing.
+    #[arg(long, env = "DECKHAND_TABLE_FILE")]
+    table_file: Option<PathBuf>,
     /// Register with this coordinator (HOST:PORT) and send it heartbeats.
     #[arg(long, env = "DECKHAND_COORDINATOR", requires = "advertise")]
     coordinator: Option<String>,
@@ -50,8 +58,11 @@ async fn main() -> anyhow::Result<()> {
     deckhand::telemetry::init(args.server.log_format);
     let config = args.server.into_config(DEFAULT_PORT)?;
     let threads = args.threads.unwrap_or_else(default_threads);
-    let pool = SolverPool::new(threads, args.table_mb << 20);
-    tracing::info!(threads, table_mb = args.table_mb, "solver pool ready");
+    let pool = match &args.table_file {
+        Some(path) => SolverPool::with_table_file(threads, args.table_mb << 20, path)?,
+        None => SolverPool::new(threads, args.table_mb << 20),
+    };
+    tracing::info!(threads, table_mb = args.table_mb, table_file = ?args.table_file, "solver pool ready");
     register_metrics(pool.clone());
     let service = Worker::new(pool)
         .with_read_stall(Duration::from_secs(args.read_stall_secs))

@@ -9,12 +9,13 @@
 //! another one), and the coordinator gives a worker neighbouring chunks, whose
 //! positions the shared table then serves to every slot.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use deckhand::preferans::strain_name;
 use deckhand::proto::preferans::v1 as pb;
-use deckhand_preferans::{Solver, Strain};
+use deckhand_preferans::{Solver, Strain, TableFileError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// One long-lived solver and its counters.
@@ -75,9 +76,26 @@ impl Drop for Lease {
 impl SolverPool {
     /// `threads` solvers sharing one table of `table_bytes_per_thread` × `threads`.
     pub fn new(threads: usize, table_bytes_per_thread: usize) -> Arc<SolverPool> {
+        let table_bytes = table_bytes(threads, table_bytes_per_thread);
+        SolverPool::with_solver(threads, Solver::new(table_bytes), table_bytes)
+    }
+
+    /// As [`SolverPool::new`], on the table file at `path`, which other workers on this
+    /// host may share (see [`Solver::with_table_file`]).
+    pub fn with_table_file(
+        threads: usize,
+        table_bytes_per_thread: usize,
+        path: &Path,
+    ) -> Result<Arc<SolverPool>, TableFileError> {
+        let table_bytes = table_bytes(threads, table_bytes_per_thread);
+        let solver = Solver::with_table_file(path, table_bytes)?;
+        Ok(SolverPool::with_solver(threads, solver, table_bytes))
+    }
+
+    /// `threads` solvers on the table of `first`.
+    fn with_solver(threads: usize, first: Solver, table_bytes: usize) -> Arc<SolverPool> {
         let threads = threads.max(1);
-        let table_bytes = table_bytes_per_thread.saturating_mul(threads);
-        let mut solvers = vec![Solver::new(table_bytes)];
+        let mut solvers = vec![first];
         while solvers.len() < threads {
             solvers.push(solvers[0].share_table());
         }
@@ -157,6 +175,10 @@ impl SolverPool {
     }
 }
 
+fn table_bytes(threads: usize, table_bytes_per_thread: usize) -> usize {
+    table_bytes_per_thread.saturating_mul(threads.max(1))
+}
+
 /// This process's identity: its pid and start time, so a restart shows.
 fn instance() -> &'static str {
     static INSTANCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -171,34 +193,46 @@ fn instance() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat};
+    use std::ops::ControlFlow;
+
+    use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat, SolverStats};
+
+    /// Solves layouts 0..50 of preferansRu1 on `slot`: the stats before and after.
+    fn solve_ru1(slot: &Slot) -> (SolverStats, SolverStats) {
+        let contract: Contract = "6S".parse().unwrap();
+        let view =
+            DeclarerView::from_notation("QT7.KQJ.A*8*7.KQJ", Seat::N, contract, Seat::W).unwrap();
+        slot.with_solver(contract.strain, |solver| {
+            let before = solver.stats();
+            solve_layouts(solver, &view, 0..50, |_| ControlFlow::Continue(())).unwrap();
+            (before, solver.stats())
+        })
+    }
 
     #[test]
     fn slots_share_one_table_sized_per_thread() {
         let pool = SolverPool::new(2, 1 << 20);
         assert_eq!(pool.status().table_bytes, 2 << 20);
-        let contract: Contract = "6S".parse().unwrap();
-        let view =
-            DeclarerView::from_notation("QT7.KQJ.A*8*7.KQJ", Seat::N, contract, Seat::W).unwrap();
-        let strain = contract.strain;
-        let solve = |slot: &Slot| {
-            slot.with_solver(strain, |solver| {
-                let before = solver.stats();
-                solve_layouts(
-                    solver,
-                    &view,
-                    0..50,
-                    |_| std::ops::ControlFlow::Continue(()),
-                )
-                .unwrap();
-                (before, solver.stats())
-            })
-        };
-        let (_, first) = solve(&pool.slots[0]);
+        let (_, first) = solve_ru1(&pool.slots[0]);
         // The other slot starts with the entries the first stored, and finds the
         // same layouts almost free.
-        let (before, second) = solve(&pool.slots[1]);
+        let (before, second) = solve_ru1(&pool.slots[1]);
         assert_eq!(before.tt_used, first.tt_used);
         assert!(second.nodes * 4 < first.nodes, "{first:?} {second:?}");
+    }
+
+    #[test]
+    fn pools_on_one_table_file_share_it() {
+        let path = std::env::temp_dir().join(format!("deckhand-pool-{}.table", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        // Two pools, each its own mapping of the file, as two worker processes.
+        let one = SolverPool::with_table_file(1, 2 << 20, &path).unwrap();
+        let other = SolverPool::with_table_file(1, 2 << 20, &path).unwrap();
+        assert_eq!(other.status().table_bytes, 2 << 20);
+        let (_, first) = solve_ru1(&one.slots[0]);
+        let (before, second) = solve_ru1(&other.slots[0]);
+        assert_eq!(before.tt_used, first.tt_used);
+        assert!(second.nodes * 4 < first.nodes, "{first:?} {second:?}");
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -31,8 +31,14 @@ struct WorkerProcess {
 
 impl WorkerProcess {
     fn start(addr: &str) -> WorkerProcess {
+        WorkerProcess::start_with(addr, &[])
+    }
+
+    /// A worker of one thread and a 16 MiB table, with more arguments.
+    fn start_with(addr: &str, args: &[&str]) -> WorkerProcess {
         let child = Command::new(env!("CARGO_BIN_EXE_preferans-worker"))
             .args(["--listen", addr, "--threads", "1", "--table-mb", "16"])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -378,34 +384,69 @@ async fn workers_found_by_dns_get_work_and_declarer_leads_give_every_opening() {
     worker.shutdown().await.unwrap();
 }
 
+/// Runs a worker with `args` that must refuse to start; returns its stderr.
+fn refused_at_start(args: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_preferans-worker"))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("worker process starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().ok();
+            panic!("{args:?} was accepted: the worker is serving");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{args:?}: {status}");
+    stderr
+}
+
 /// Zero threads, a zero-sized table or a zero read-stall time cannot work: the
 /// worker refuses them at start, naming the argument, instead of serving.
 #[test]
 fn zero_sizes_are_refused_at_start() {
     for arg in ["--threads", "--table-mb", "--read-stall-secs"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_preferans-worker"))
-            .args(["--listen", "127.0.0.1:0", arg, "0"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("worker process starts");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait") {
-                break status;
-            }
-            if Instant::now() > deadline {
-                child.kill().ok();
-                panic!("{arg} 0 was accepted: the worker is serving");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut stderr = String::new();
-        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-        assert!(!status.success(), "{arg} 0: {status}");
+        let stderr = refused_at_start(&[arg, "0"]);
         assert!(
             stderr.contains(arg) && stderr.contains('0'),
             "{arg}: {stderr}"
         );
     }
+}
+
+/// A table file that is not one, or one of another size, is refused at start with
+/// the reason, and left as it was.
+#[tokio::test]
+async fn a_wrong_table_file_is_refused_at_start() {
+    let path = std::env::temp_dir().join(format!("deckhand-worker-{}.table", std::process::id()));
+    let file = path.to_str().unwrap();
+    std::fs::write(&path, "not a table").unwrap();
+    let stderr = refused_at_start(&["--table-file", file]);
+    assert!(
+        stderr.contains(file) && stderr.contains("not a table file"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"not a table");
+    // A worker of 1 thread x 16 MiB makes the file a table; 2 threads x 16 MiB do not
+    // fit it.
+    std::fs::remove_file(&path).unwrap();
+    let addr = free_port();
+    let mut first = WorkerProcess::start_with(&addr, &["--table-file", file]);
+    wait_until_serving(&addr).await;
+    first.kill();
+    let stderr = refused_at_start(&["--table-file", file, "--threads", "2", "--table-mb", "16"]);
+    assert!(
+        stderr.contains("holds 16 MiB") && stderr.contains("32 MiB"),
+        "{stderr}"
+    );
+    std::fs::remove_file(&path).unwrap();
 }
