@@ -264,7 +264,9 @@ mod sys {
     /// pages, which cost its searches about 30%.)
     fn map_aligned(bytes: usize, file: Option<&File>) -> std::io::Result<NonNull<u8>> {
         const HUGE: usize = 2 << 20;
-        let reserved = bytes.checked_add(HUGE).ok_or(std::io::ErrorKind::OutOfMemory)?;
+        let reserved = bytes
+            .checked_add(HUGE)
+            .ok_or(std::io::ErrorKind::OutOfMemory)?;
         // SAFETY: a new inaccessible anonymous mapping, only to reserve addresses.
         let ptr = unsafe {
             libc::mmap(
