@@ -57,6 +57,8 @@ pub enum TableFileError {
         found_mib: u64,
         wanted_mib: u64,
     },
+    #[error("table file {path} is {reason}: only this user may write a table, whose entries every process on it trusts")]
+    NotPrivate { path: PathBuf, reason: String },
     #[error("table files need Linux")]
     Unsupported,
 }
@@ -136,7 +138,7 @@ mod sys {
     use std::fs::{File, OpenOptions};
     use std::io::Read;
     use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     use std::path::Path;
     use std::ptr::NonNull;
     use std::sync::atomic::Ordering::Relaxed;
@@ -167,7 +169,9 @@ mod sys {
             .map_err(io)?;
         // One process at a time creates or checks the file.
         let _lock = FileLock::new(&file).map_err(io)?;
-        let found = file.metadata().map_err(io)?.len();
+        let metadata = file.metadata().map_err(io)?;
+        check_private(path, &metadata)?;
+        let found = metadata.len();
         // Only an empty file is made a table: any other is checked, never overwritten.
         let fresh = found == 0;
         if fresh {
@@ -184,6 +188,26 @@ mod sys {
             header.magic.store(MAGIC, Relaxed);
         }
         Ok(start)
+    }
+
+    /// Checks that the file is ours and that no one else may write it: a forged entry
+    /// would be a wrong answer.
+    fn check_private(path: &Path, metadata: &std::fs::Metadata) -> Result<(), TableFileError> {
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        let reason = if !metadata.is_file() {
+            "not a regular file".to_string()
+        } else if metadata.uid() != me {
+            format!("owned by user {}", metadata.uid())
+        } else if metadata.mode() & 0o022 != 0 {
+            format!("writable by others (mode {:o})", metadata.mode() & 0o777)
+        } else {
+            return Ok(());
+        };
+        Err(TableFileError::NotPrivate {
+            path: path.to_owned(),
+            reason,
+        })
     }
 
     /// Checks that `file`, `found` bytes long, is a table file of this format with

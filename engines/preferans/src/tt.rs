@@ -767,7 +767,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_table_file_of_another_size_or_format_is_refused_and_left_alone() {
+    fn a_table_file_of_another_size_format_or_mode_is_refused_and_left_alone() {
         use crate::TableFileError;
         let file = TempTableFile::new("refused");
         drop(Table::open_file(&file.0, 1 << 20).unwrap());
@@ -802,6 +802,13 @@ pub(super) mod tests {
         std::fs::write(&file.0, &bytes).unwrap();
         let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
         assert!(err.to_string().contains("bytes long"), "{err}");
+        // Writable by others: refused, whatever it holds.
+        std::fs::remove_file(&file.0).unwrap();
+        drop(Table::open_file(&file.0, 1 << 20).unwrap());
+        let others_write = std::os::unix::fs::PermissionsExt::from_mode(0o622);
+        std::fs::set_permissions(&file.0, others_write).unwrap();
+        let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+        assert!(err.to_string().contains("mode 622"), "{err}");
         let dir = std::env::temp_dir()
             .join("deckhand-no-such-dir")
             .join("t.table");

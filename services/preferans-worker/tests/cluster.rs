@@ -430,6 +430,8 @@ async fn a_wrong_table_file_is_refused_at_start() {
     let path = std::env::temp_dir().join(format!("deckhand-worker-{}.table", std::process::id()));
     let file = path.to_str().unwrap();
     std::fs::write(&path, "not a table").unwrap();
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+    std::fs::set_permissions(&path, private).unwrap();
     let stderr = refused_at_start(&["--table-file", file]);
     assert!(
         stderr.contains(file) && stderr.contains("not a table file"),
