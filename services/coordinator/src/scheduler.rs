@@ -120,8 +120,10 @@ impl Scheduler {
         self.jobs().iter().map(|j| j.leases()).sum()
     }
 
-    /// A lease for `worker` whose tables hold `held`, if any work is available now.
-    pub fn try_lease(&self, worker: &str, held: Option<Strain>) -> Option<Lease> {
+    /// A lease for `worker` whose tables hold `held`, if any work is available now;
+    /// `run` is its address, or the identity of the table it shares with others (see
+    /// [`Problem::lease_pending`]).
+    pub fn try_lease(&self, worker: &str, run: &str, held: Option<Strain>) -> Option<Lease> {
         let mut jobs: Vec<Arc<Job>> = self
             .jobs()
             .iter()
@@ -136,7 +138,7 @@ impl Scheduler {
             .collect();
         offers.sort_by_key(|(j, p, leases)| (Some(p.strain) != held, *leases, j.id));
         for (job, problem, _) in offers {
-            if let Some(chunk) = problem.lease_pending(worker) {
+            if let Some(chunk) = problem.lease_pending(worker, run) {
                 job.mark_leased();
                 if !job.has_pending() {
                     // Idle slots may now take duplicate leases.
@@ -168,10 +170,10 @@ impl Scheduler {
     }
 
     /// Waits until a lease is available for `worker`.
-    pub async fn lease(&self, worker: &str, held: impl Fn() -> Option<Strain>) -> Lease {
+    pub async fn lease(&self, worker: &str, run: &str, held: impl Fn() -> Option<Strain>) -> Lease {
         loop {
             let notified = self.work.notified();
-            if let Some(lease) = self.try_lease(worker, held()) {
+            if let Some(lease) = self.try_lease(worker, run, held()) {
                 return lease;
             }
             notified.await;
@@ -278,11 +280,11 @@ mod tests {
         let held = Some(Strain::Trump(Suit::Clubs));
         // A worker holding clubs gets the clubs job although spades is older.
         for _ in 0..3 {
-            assert_eq!(s.try_lease("w1", held).unwrap().job.id, clubs.id);
+            assert_eq!(s.try_lease("w1", "w1", held).unwrap().job.id, clubs.id);
         }
         // A worker with no table gets the job with fewer leases out.
-        assert_eq!(s.try_lease("w2", None).unwrap().job.id, spades.id);
-        assert_eq!(s.try_lease("w2", None).unwrap().job.id, spades.id);
+        assert_eq!(s.try_lease("w2", "w2", None).unwrap().job.id, spades.id);
+        assert_eq!(s.try_lease("w2", "w2", None).unwrap().job.id, spades.id);
         assert_eq!(clubs.leases(), 3);
         assert_eq!(spades.leases(), 2);
     }
@@ -294,7 +296,7 @@ mod tests {
         let job = submit(&jobs, problems, String::new()).unwrap();
         let order: Vec<u32> = (0..3)
             .map(|_| {
-                let lease = s.try_lease("w", None).unwrap();
+                let lease = s.try_lease("w", "w", None).unwrap();
                 answer(&jobs, &lease, "w", 4);
                 s.release(&lease, "w", false);
                 lease.problem.index
@@ -316,15 +318,18 @@ mod tests {
     fn duplicates_only_when_nothing_is_pending_and_first_answer_wins() {
         let (s, jobs) = setup(1);
         let j = submit(&jobs, vec![problem(MISERE, 20)], String::new()).unwrap(); // two chunks
-        let a = s.try_lease("slow", None).unwrap();
+        let a = s.try_lease("slow", "slow", None).unwrap();
         assert!(!a.duplicate);
-        let b = s.try_lease("fast", None).unwrap();
+        let b = s.try_lease("fast", "fast", None).unwrap();
         assert!(!b.duplicate && b.chunk != a.chunk);
         // Nothing pending: "fast" may duplicate the chunk "slow" holds, not its own.
-        let dup = s.try_lease("fast", None).unwrap();
+        let dup = s.try_lease("fast", "fast", None).unwrap();
         assert!(dup.duplicate);
         assert_eq!(dup.chunk, a.chunk);
-        assert!(s.try_lease("fast", None).is_none(), "at most two holders");
+        assert!(
+            s.try_lease("fast", "fast", None).is_none(),
+            "at most two holders"
+        );
         // The duplicate answers first; the slow answer later changes nothing.
         answer(&jobs, &dup, "fast", 3);
         answer(&jobs, &a, "slow", 9);
@@ -344,7 +349,7 @@ mod tests {
         let j = submit(&jobs, vec![problem(MISERE, 10)], String::new()).unwrap();
         let extra = submit(&jobs, vec![problem(MISERE, 5)], String::new());
         assert_eq!(extra.err().unwrap().code(), tonic::Code::ResourceExhausted);
-        let lease = s.try_lease("w1", None).unwrap();
+        let lease = s.try_lease("w1", "w1", None).unwrap();
         // Half the chunk arrives, then the worker dies.
         assert_eq!(
             lease.problem.record(lease.chunk, 0, 5, &[1; 5]),
@@ -352,7 +357,7 @@ mod tests {
         );
         s.release(&lease, "w1", true);
         assert_eq!(s.re_leases.load(Ordering::Relaxed), 1);
-        let again = s.try_lease("w2", None).unwrap();
+        let again = s.try_lease("w2", "w2", None).unwrap();
         assert_eq!(again.chunk, lease.chunk);
         // Answers that do not fit the chunk are refused.
         assert!(again.problem.record(0, 5, 10, &[2; 10]).is_err());
@@ -395,10 +400,10 @@ mod tests {
             String::new(),
         )
         .unwrap();
-        let first = s.try_lease("w", None).unwrap();
+        let first = s.try_lease("w", "w", None).unwrap();
         answer(&jobs, &first, "w", 3);
         assert_eq!(jobs.stored_chunks(job.id, 0), [first.chunk as u32]);
-        let second = s.try_lease("w", None).unwrap();
+        let second = s.try_lease("w", "w", None).unwrap();
         answer(&jobs, &second, "w", 4);
         assert!(
             jobs.stored_chunks(job.id, 0).is_empty(),
@@ -406,7 +411,7 @@ mod tests {
         );
         assert_eq!(job.result(0).unwrap().layouts, 20);
         assert!(!job.is_ended());
-        let last = s.try_lease("w", None).unwrap();
+        let last = s.try_lease("w", "w", None).unwrap();
         answer(&jobs, &last, "w", 5);
         assert!(job.is_ended());
         assert!(jobs.stored_chunks(job.id, 1).is_empty());

@@ -61,12 +61,16 @@ struct WorkerState {
     drain: CancellationToken,
     /// The worker process's instance, from the last `Status` (a restart changes it).
     instance: String,
+    /// Its run of chunks (see [`crate::problem::Problem::lease_pending`]): its
+    /// address, or the identity of the table file it shares, from the last `Status`.
+    run: String,
     /// Why it is down, when it is.
     down: Option<Failure>,
 }
 
 impl Worker {
     fn new(address: String, source: pb::WorkerSource) -> Worker {
+        let run = address.clone();
         Worker {
             address,
             source,
@@ -83,6 +87,7 @@ impl Worker {
                 heartbeat: Instant::now(),
                 drain: CancellationToken::new(),
                 instance: String::new(),
+                run,
                 down: None,
             }),
             solved: AtomicU64::new(0),
@@ -95,6 +100,10 @@ impl Worker {
 
     pub fn held(&self) -> Option<Strain> {
         self.state().held
+    }
+
+    fn run(&self) -> String {
+        self.state().run.clone()
     }
 
     /// The ListWorkers entry.
@@ -439,6 +448,11 @@ async fn check(
     let mut state = worker.state();
     state.tables = tables;
     state.instance = status.instance;
+    state.run = if status.shared_table.is_empty() {
+        worker.address.clone()
+    } else {
+        format!("table {}", status.shared_table)
+    };
     drop(state);
     Ok(client)
 }
@@ -543,10 +557,11 @@ async fn lease_loop(
     let scheduler = &registry.scheduler;
     let drain = worker.drain_token();
     loop {
+        let run = worker.run();
         let lease = tokio::select! {
             biased;
             _ = drain.cancelled() => return Ok(()),
-            lease = scheduler.lease(&worker.address, || worker.held()) => lease,
+            lease = scheduler.lease(&worker.address, &run, || worker.held()) => lease,
         };
         // Give the lease back however this ends (even if this task is aborted).
         let mut guard = LeaseGuard {

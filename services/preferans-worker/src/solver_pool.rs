@@ -37,6 +37,8 @@ pub struct SolverPool {
     pub(crate) slots: Vec<Slot>,
     idle: Arc<Semaphore>,
     table_bytes: usize,
+    /// The identity of a shared table file (see [`shared_table_identity`]), or empty.
+    shared_table: String,
 }
 
 /// A slot checked out of the pool; returned when dropped.
@@ -77,7 +79,12 @@ impl SolverPool {
     /// `threads` solvers sharing one table of `table_bytes_per_thread` × `threads`.
     pub fn new(threads: usize, table_bytes_per_thread: usize) -> Arc<SolverPool> {
         let table_bytes = table_bytes(threads, table_bytes_per_thread);
-        SolverPool::with_solver(threads, Solver::new(table_bytes), table_bytes)
+        SolverPool::with_solver(
+            threads,
+            Solver::new(table_bytes),
+            table_bytes,
+            String::new(),
+        )
     }
 
     /// As [`SolverPool::new`], on the table file at `path`, which other workers on this
@@ -89,11 +96,22 @@ impl SolverPool {
     ) -> Result<Arc<SolverPool>, TableFileError> {
         let table_bytes = table_bytes(threads, table_bytes_per_thread);
         let solver = Solver::with_table_file(path, table_bytes)?;
-        Ok(SolverPool::with_solver(threads, solver, table_bytes))
+        let shared_table = shared_table_identity(path);
+        Ok(SolverPool::with_solver(
+            threads,
+            solver,
+            table_bytes,
+            shared_table,
+        ))
     }
 
     /// `threads` solvers on the table of `first`.
-    fn with_solver(threads: usize, first: Solver, table_bytes: usize) -> Arc<SolverPool> {
+    fn with_solver(
+        threads: usize,
+        first: Solver,
+        table_bytes: usize,
+        shared_table: String,
+    ) -> Arc<SolverPool> {
         let threads = threads.max(1);
         let mut solvers = vec![first];
         while solvers.len() < threads {
@@ -114,6 +132,7 @@ impl SolverPool {
                 .collect(),
             idle: Arc::new(Semaphore::new(threads)),
             table_bytes,
+            shared_table,
         })
     }
 
@@ -171,7 +190,20 @@ impl SolverPool {
             threads,
             table_bytes: self.table_bytes as u64,
             instance: instance().to_string(),
+            shared_table: self.shared_table.clone(),
         }
+    }
+}
+
+/// The same for every process on this host that opened the file at `path`: the
+/// host's boot id, and the file's device and inode (a name may differ, or be reused
+/// for another file).
+fn shared_table_identity(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    match std::fs::metadata(path) {
+        Ok(m) => format!("{}:{}:{}", boot.trim(), m.dev(), m.ino()),
+        Err(_) => String::new(),
     }
 }
 
@@ -233,6 +265,10 @@ mod tests {
         let (before, second) = solve_ru1(&other.slots[0]);
         assert_eq!(before.tt_used, first.tt_used);
         assert!(second.nodes * 4 < first.nodes, "{first:?} {second:?}");
+        // Both report the same table to the coordinator; a private table reports none.
+        assert!(!one.status().shared_table.is_empty());
+        assert_eq!(one.status().shared_table, other.status().shared_table);
+        assert_eq!(SolverPool::new(1, 1 << 20).status().shared_table, "");
         std::fs::remove_file(&path).unwrap();
     }
 }
