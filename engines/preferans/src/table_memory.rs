@@ -127,10 +127,15 @@ impl Drop for TableMemory {
 
 /// Bytes of a header and `len` buckets.
 fn bytes_for(len: usize) -> usize {
-    std::mem::size_of::<Bucket>()
-        .checked_mul(len)
-        .and_then(|b| b.checked_add(HEADER_BYTES))
-        .expect("table size fits memory")
+    checked_bytes_for(len as u64).expect("table size fits memory")
+}
+
+/// Bytes of a header and `len` buckets, if that fits the address space.
+fn checked_bytes_for(len: u64) -> Option<usize> {
+    usize::try_from(len)
+        .ok()?
+        .checked_mul(std::mem::size_of::<Bucket>())?
+        .checked_add(HEADER_BYTES)
 }
 
 #[cfg(target_os = "linux")]
@@ -143,7 +148,9 @@ mod sys {
     use std::ptr::NonNull;
     use std::sync::atomic::Ordering::Relaxed;
 
-    use super::{bytes_for, Header, TableFileError, HEADER_BYTES, MAGIC, TABLE_FORMAT};
+    use super::{
+        bytes_for, checked_bytes_for, Header, TableFileError, HEADER_BYTES, MAGIC, TABLE_FORMAT,
+    };
 
     pub fn zeroed(bytes: usize) -> NonNull<u8> {
         map_aligned(bytes, None).unwrap_or_else(|_| {
@@ -234,11 +241,7 @@ mod sys {
         if format != TABLE_FORMAT {
             return Err(not_a_table(format!("it holds format {format}")));
         }
-        let expected = usize::try_from(buckets)
-            .ok()
-            .and_then(|b| b.checked_mul(std::mem::size_of::<super::Bucket>()))
-            .and_then(|b| b.checked_add(HEADER_BYTES));
-        if expected.map(|b| b as u64) != Some(found) {
+        if checked_bytes_for(buckets).map(|b| b as u64) != Some(found) {
             return Err(not_a_table(format!(
                 "{found} bytes long, where its header names {buckets} buckets"
             )));
@@ -282,10 +285,10 @@ mod sys {
     /// touches a page first decides its size.
     ///
     /// It starts on a huge-page boundary: a file's huge pages map only at addresses
-    /// that match their offset in the file. (On tmpfs the kernel honours the advice
-    /// when `/sys/kernel/mm/transparent_hugepage/shmem_enabled` is `advise`, or the
-    /// mount has `huge=always` or `huge=within_size`; else a table file has small
-    /// pages, which cost its searches about 30%.)
+    /// that match their offset in the file. (A file on a tmpfs mount gets them when
+    /// the mount has `huge=advise`, `huge=always` or `huge=within_size`;
+    /// `transparent_hugepage/shmem_enabled` does not apply to /dev/shm, measured.
+    /// Else a table file has small pages, which cost its searches about 30%.)
     fn map_aligned(bytes: usize, file: Option<&File>) -> std::io::Result<NonNull<u8>> {
         const HUGE: usize = 2 << 20;
         let reserved = bytes

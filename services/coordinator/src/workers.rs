@@ -61,16 +61,15 @@ struct WorkerState {
     drain: CancellationToken,
     /// The worker process's instance, from the last `Status` (a restart changes it).
     instance: String,
-    /// Its run of chunks (see [`crate::problem::Problem::lease_pending`]): its
-    /// address, or the identity of the table file it shares, from the last `Status`.
-    run: String,
+    /// The identity of the table file it shares with other workers, from the last
+    /// `Status` (empty: a table of its own).
+    shared_table: String,
     /// Why it is down, when it is.
     down: Option<Failure>,
 }
 
 impl Worker {
     fn new(address: String, source: pb::WorkerSource) -> Worker {
-        let run = address.clone();
         Worker {
             address,
             source,
@@ -87,7 +86,7 @@ impl Worker {
                 heartbeat: Instant::now(),
                 drain: CancellationToken::new(),
                 instance: String::new(),
-                run,
+                shared_table: String::new(),
                 down: None,
             }),
             solved: AtomicU64::new(0),
@@ -102,8 +101,15 @@ impl Worker {
         self.state().held
     }
 
+    /// Its run of chunks (see [`crate::problem::Problem::lease_pending`]): its
+    /// address, or the identity of the table file it shares.
     fn run(&self) -> String {
-        self.state().run.clone()
+        let state = self.state();
+        if state.shared_table.is_empty() {
+            self.address.clone()
+        } else {
+            format!("table {}", state.shared_table)
+        }
     }
 
     /// The ListWorkers entry.
@@ -448,11 +454,7 @@ async fn check(
     let mut state = worker.state();
     state.tables = tables;
     state.instance = status.instance;
-    state.run = if status.shared_table.is_empty() {
-        worker.address.clone()
-    } else {
-        format!("table {}", status.shared_table)
-    };
+    state.shared_table = status.shared_table;
     drop(state);
     Ok(client)
 }
