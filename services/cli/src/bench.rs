@@ -90,10 +90,10 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// xorshift64*: a repeatable source of random hands without a dependency.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;

@@ -6,15 +6,22 @@
 //! (11 numbers, declarer tricks 0..10) on one line and its seconds on a later line.
 //! Our one-thread figure is the CPU time of this process (the machine is shared; wall
 //! time is printed too); the N-thread figure is wall time. Medians of `--repeats` runs.
+//!
+//! `--random N` solves N random declarer views instead, on one thread: the check that
+//! a change to the solver serves any problem, not only the ten.
 
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use deckhand_preferans::{
-    solve_all_foe, standard_problems, Histogram, Solver, StandardProblem, DEFAULT_TT_BYTES,
-    LAYOUT_COUNT,
+    solve_all_foe, solve_layouts, standard_problems, Cards, Contract, DeclarerView, Histogram,
+    Seat, Solver, StandardProblem, Strain, Suit, DEFAULT_TT_BYTES, LAYOUT_COUNT,
 };
+
+use crate::bench::Rng;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -33,6 +40,13 @@ pub struct Args {
     /// Only these problems (names or indices 0..9, comma-separated).
     #[arg(long, value_delimiter = ',')]
     problems: Vec<String>,
+    /// Instead of the ten problems: this many random declarer views (declarer N, a
+    /// random hand and talon, contract and leader W or E), one thread each.
+    #[arg(long, conflicts_with_all = ["compare", "problems"])]
+    random: Option<usize>,
+    /// Seed of the random views (the same seed gives the same views).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// One problem's medians.
@@ -51,6 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (1..=LAYOUT_COUNT).contains(&args.layouts),
         "--layouts must be in 1..={LAYOUT_COUNT}"
     );
+    if let Some(count) = args.random {
+        return run_random(count, args.seed, args.layouts);
+    }
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
     });
@@ -125,6 +142,95 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("a histogram differs from the published one");
     }
     Ok(())
+}
+
+/// Solves `count` random views on one thread; prints each view's nodes per layout and
+/// CPU seconds, then their totals by kind of strain.
+fn run_random(count: usize, seed: u64, layouts: u32) -> anyhow::Result<()> {
+    // xorshift never leaves 0, so the seed is mixed first.
+    let mut rng = Rng(seed ^ 0x9E37_79B9_7F4A_7C15);
+    println!("{count} random views (seed {seed}), {layouts} layouts each, 1 thread");
+    // Per kind: views, nodes, CPU seconds.
+    let mut kinds: BTreeMap<&str, (u32, u64, f64)> = BTreeMap::new();
+    for _ in 0..count {
+        let view = random_view(&mut rng);
+        let mut solver = Solver::new(DEFAULT_TT_BYTES);
+        let start = cpu_seconds();
+        solve_layouts(
+            &mut solver,
+            &view,
+            0..layouts,
+            |_| ControlFlow::Continue(()),
+        )?;
+        let cpu = cpu_seconds() - start;
+        let nodes = solver.stats().nodes;
+        println!(
+            "{:<7} leader {} {:<16} {:8.1} nodes per layout, {cpu:6.2} s CPU",
+            view.contract().to_string(),
+            view.leader(),
+            notation(&view),
+            nodes as f64 / f64::from(layouts),
+        );
+        let kind = match view.contract().strain {
+            Strain::Trump(_) => "trump",
+            Strain::NoTrump => "no trump",
+            Strain::Misere => "misere",
+        };
+        let entry = kinds.entry(kind).or_default();
+        *entry = (entry.0 + 1, entry.1 + nodes, entry.2 + cpu);
+    }
+    for (kind, (views, nodes, cpu)) in kinds {
+        println!(
+            "{kind:<8} {views:3} views: {:8.1} nodes per layout, {cpu:7.2} s CPU",
+            nodes as f64 / (f64::from(views) * f64::from(layouts)),
+        );
+    }
+    Ok(())
+}
+
+/// The view's hand in the notation of the standard problems (`*` before a talon card),
+/// which `DeclarerView::from_notation` reads back.
+fn notation(view: &DeclarerView) -> String {
+    let cards = view.hand().union(view.talon());
+    let suits: Vec<String> = Suit::ALL
+        .into_iter()
+        .map(|suit| {
+            cards
+                .suit(suit)
+                .iter()
+                .map(|c| {
+                    let mark = if view.talon().contains(c) { "*" } else { "" };
+                    format!("{mark}{}", c.rank().char())
+                })
+                .collect()
+        })
+        .collect();
+    suits.join(".")
+}
+
+/// A random declarer view: declarer N with 10 random cards and a 2-card talon, one of
+/// the six strains (at level 6), defender W or E on lead.
+fn random_view(rng: &mut Rng) -> DeclarerView {
+    let mut deck: Vec<u8> = (0..32).collect();
+    for i in (1..deck.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        deck.swap(i, j);
+    }
+    let cards = |ids: &[u8]| Cards(ids.iter().fold(0, |m, &id| m | 1 << id));
+    const CONTRACTS: [&str; 6] = ["6S", "6H", "6D", "6C", "6NT", "misere"];
+    let contract: Contract = CONTRACTS[(rng.next() % 6) as usize]
+        .parse()
+        .expect("a valid contract");
+    let leader = [Seat::W, Seat::E][(rng.next() % 2) as usize];
+    DeclarerView::new(
+        Seat::N,
+        cards(&deck[..10]),
+        cards(&deck[10..12]),
+        contract,
+        leader,
+        Vec::new(),
+    )
+    .expect("10 distinct cards and a talon of 2 make a view")
 }
 
 fn print_row(r: &Row, threads: usize) {
@@ -229,4 +335,28 @@ fn cpu_seconds() -> f64 {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The printed notation reads back as the same view, so a slow random view can be
+    /// rerun by hand; and one seed gives one sequence of views.
+    #[test]
+    fn random_views_print_a_notation_that_reads_back() {
+        let mut rng = Rng(7);
+        let mut again = Rng(7);
+        let mut strains = std::collections::HashSet::new();
+        for _ in 0..200 {
+            let view = random_view(&mut rng);
+            assert_eq!(view, random_view(&mut again));
+            let text = notation(&view);
+            let read = DeclarerView::from_notation(&text, Seat::N, view.contract(), view.leader())
+                .unwrap();
+            assert_eq!(read, view, "{text}");
+            strains.insert(view.contract().to_string());
+        }
+        assert_eq!(strains.len(), 6, "every strain comes up: {strains:?}");
+    }
 }
