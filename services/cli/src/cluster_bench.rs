@@ -171,6 +171,20 @@ fn in_process(problem: &StandardProblem, threads: usize, end: u32) -> anyhow::Re
     Ok(f64::from(analysis.layouts()) / began.elapsed().as_secs_f64())
 }
 
+/// Two workers on hosts of their own, estimated in this process: each half of the
+/// layouts solved alone on one thread with a table of its own, one after the other, so
+/// the halves share no cache (as across hosts; on one host two workers also share the
+/// L3). The rate is that of the slower half.
+fn halves_alone(problem: &StandardProblem, end: u32) -> anyhow::Result<f64> {
+    let mut slowest = 0f64;
+    for half in [0..end / 2, end / 2..end] {
+        let began = Instant::now();
+        solve_all_foe(&problem.view, half, 1, |_| {})?;
+        slowest = slowest.max(began.elapsed().as_secs_f64());
+    }
+    Ok(f64::from(end) / slowest)
+}
+
 pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> anyhow::Result<()> {
     let mut all = standard_problems();
     let problem = all.swap_remove(crate::bench_preferans::find_problem(&all, problem)?);
@@ -213,10 +227,16 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
     let base1 = tokio::task::spawn_blocking(move || in_process(&p, 1, layouts)).await??;
     let p = problem.clone();
     let base2 = tokio::task::spawn_blocking(move || in_process(&p, 2, layouts)).await??;
+    let p = problem.clone();
+    let hosts2 = tokio::task::spawn_blocking(move || halves_alone(&p, layouts)).await??;
     println!("in-process, 1 thread : {base1:>9.0} layouts/s");
     println!(
         "in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)",
         base2 / base1
+    );
+    println!(
+        "2 hosts, estimated   : {hosts2:>9.0} layouts/s  ({:.2}x; each half of the layouts alone, a table each)",
+        hosts2 / base1
     );
 
     let one = [start_worker(&bin, None)?];
