@@ -69,4 +69,13 @@ mod tests {
             assert_eq!(p.first_histogram.total(), FIRST_LAYOUTS, "{}", p.name);
         }
     }
+
+    /// Writing a view gives back the published notation it was read from (talon
+    /// cards, a played lead, empty suits).
+    #[test]
+    fn views_write_the_notation_they_were_read_from() {
+        for p in &standard_problems() {
+            assert_eq!(p.view.notation(), p.notation, "{}", p.name);
+        }
+    }
 }

@@ -148,6 +148,33 @@ impl DeclarerView {
         DeclarerView::new(declarer, hand, talon, contract, leader, played)
     }
 
+    /// The view's cards in the notation [`DeclarerView::from_notation`] reads: the
+    /// declarer's cards by suit (S.H.D.C), `*` before a talon card, `#` before the
+    /// declarer's lead already played. Every view has one: a view holds at most that
+    /// one played card.
+    pub fn notation(&self) -> String {
+        let all = self.known();
+        let suits: Vec<String> = Suit::ALL
+            .into_iter()
+            .map(|suit| {
+                all.suit(suit)
+                    .iter()
+                    .map(|card| {
+                        let mark = if self.talon.contains(card) {
+                            "*"
+                        } else if self.played.contains(&card) {
+                            "#"
+                        } else {
+                            ""
+                        };
+                        format!("{mark}{}", card.rank().char())
+                    })
+                    .collect()
+            })
+            .collect();
+        suits.join(".")
+    }
+
     pub fn declarer(&self) -> Seat {
         self.declarer
     }

@@ -15,7 +15,7 @@ use clap::{Subcommand, ValueEnum};
 use deckhand::client::Transport;
 use deckhand::preferans::seat_to_proto;
 use deckhand::proto::preferans::v1 as pb;
-use deckhand_preferans::{parse_problems_lossy, DeclarerView, Suit};
+use deckhand_preferans::{parse_problems_lossy, DeclarerView};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::AnalysisState;
 use serde_json::json;
@@ -524,53 +524,15 @@ fn read_problem_file(
     Ok(problems)
 }
 
-/// The compact notation when it can say everything (a played card is the
-/// declarer's own lead), the separate fields otherwise.
+/// The compact notation: it says everything a view holds (see
+/// [`DeclarerView::notation`]).
 fn view_to_proto(view: &DeclarerView) -> pb::DeclarerView {
-    let (declarer, leader) = (
-        seat_to_proto(view.declarer()) as i32,
-        seat_to_proto(view.leader()) as i32,
-    );
-    let played = view.played();
-    if played.len() <= 1 && (played.is_empty() || view.leader() == view.declarer()) {
-        let mut all = view.hand();
-        for card in view.talon().iter().chain(played.iter().copied()) {
-            all.insert(card);
-        }
-        let suits: Vec<String> = Suit::ALL
-            .into_iter()
-            .map(|suit| {
-                all.suit(suit)
-                    .iter()
-                    .map(|card| {
-                        let mark = if view.talon().contains(card) {
-                            "*"
-                        } else if played.contains(&card) {
-                            "#"
-                        } else {
-                            ""
-                        };
-                        format!("{mark}{}", card.rank().char())
-                    })
-                    .collect()
-            })
-            .collect();
-        return pb::DeclarerView {
-            declarer,
-            contract: view.contract().to_string(),
-            leader,
-            compact: suits.join("."),
-            ..Default::default()
-        };
-    }
     pb::DeclarerView {
-        declarer,
-        hand: view.hand().to_string(),
-        talon: view.talon().iter().map(|c| c.to_string()).collect(),
+        declarer: seat_to_proto(view.declarer()) as i32,
         contract: view.contract().to_string(),
-        leader,
-        played: played.iter().map(|c| c.to_string()).collect(),
-        compact: String::new(),
+        leader: seat_to_proto(view.leader()) as i32,
+        compact: view.notation(),
+        ..Default::default()
     }
 }
 
