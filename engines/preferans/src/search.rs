@@ -230,7 +230,7 @@ impl<'t> Search<'t> {
             if (child >= target) == max {
                 v = child;
                 best = card;
-                self.history.record(leader, card, n as u32);
+                self.history.record(leader, card, self.cut_weight(n as u32));
                 break;
             }
             v = if max { v.max(child) } else { v.min(child) };
@@ -273,12 +273,42 @@ impl<'t> Search<'t> {
             if (child >= target) == max {
                 // A follower's cut-off weighs one trick more than a lead's, as the
                 // per-card search counted it (kept: the measured node counts).
-                self.history.record(p, card, self.tricks_left + 1);
+                let row = self.history_row(p, PLY);
+                self.history
+                    .record(row, card, self.cut_weight(self.tricks_left + 1));
                 return child;
             }
             v = if max { v.max(child) } else { v.min(child) };
         }
         v
+    }
+
+    /// The history row of seat `p` playing the `ply`-th card of a trick. Trump and
+    /// no-trump games keep leads and follows apart; misère shares one row per seat.
+    /// Nodes per layout, all layouts, against one row per seat: Ru1 -2.5%, Ru3 -3.3%,
+    /// sd2 -4.6%, Ru7 -1.8%, the rest -0.1% to -1.4%; 53 random trump and no-trump views
+    /// -1.5% to -1.7%. Apart in misère: Ru5 and Ru6 -0.5% to -0.9%, but 7 random
+    /// misère views +27%.
+    #[inline(always)]
+    pub(super) fn history_row(&self, p: usize, ply: usize) -> usize {
+        if ply > 0 && !self.misere {
+            p + 3
+        } else {
+            p
+        }
+    }
+
+    /// What a cut-off with `tricks` tricks left adds to its card's history count: in
+    /// misère one (every cut-off alike), elsewhere `tricks` squared. Weighing misère's
+    /// cut-offs alike took Ru5 403.0 -> 394.6 and Ru6 413.3 -> 396.6 nodes per layout,
+    /// and 7 random misère views 4.2% fewer nodes; in trump games it cost sd3 5.6%.
+    #[inline(always)]
+    fn cut_weight(&self, tricks: u32) -> u32 {
+        if self.misere {
+            1
+        } else {
+            tricks * tricks
+        }
     }
 
     /// The table key of the trick start after `p` completes `trick` with its last card.
