@@ -2,19 +2,16 @@
 //! strain with the same cards out of play (neighbouring layouts of an all-foe run share
 //! most good plays; another analysis starts afresh).
 
-/// Rows of [`History`]: one per seat for leads, one per seat for follows.
-pub(crate) const HISTORY_ROWS: usize = 6;
-
 #[derive(Clone, Default)]
 pub(crate) struct History {
-    counts: [[u32; 32]; HISTORY_ROWS],
+    counts: [[u32; 32]; 3],
 }
 
 impl History {
-    /// Adds `weight` to the count of `card` in `row` (`0..HISTORY_ROWS`).
+    /// Adds `weight` to the count of `card` played by `seat`.
     #[inline]
-    pub fn record(&mut self, row: usize, card: u8, weight: u32) {
-        let c = &mut self.counts[row % HISTORY_ROWS][usize::from(card & 31)];
+    pub fn record(&mut self, seat: usize, card: u8, weight: u32) {
+        let c = &mut self.counts[seat % 3][usize::from(card & 31)];
         *c = c.saturating_add(weight);
     }
 
@@ -22,8 +19,8 @@ impl History {
     /// The fraction tells apart counts of one bit length; the log keeps old large
     /// counts from outweighing recent ones (raw counts measured far worse).
     #[inline]
-    pub fn bonus(&self, row: usize, card: u8) -> i32 {
-        let c = self.counts[row % HISTORY_ROWS][usize::from(card & 31)];
+    pub fn bonus(&self, seat: usize, card: u8) -> i32 {
+        let c = self.counts[seat % 3][usize::from(card & 31)];
         let bits = u32::BITS - c.leading_zeros();
         // The four bits after the leading one (fewer for short counts).
         let fraction = if bits > 5 {

@@ -72,7 +72,7 @@ impl Search<'_> {
             } else {
                 self.follow_score(ply, p, c, trick)
             };
-            let history = self.history.bonus(self.history_row(p, ply), c);
+            let history = self.history.bonus(p, c);
             // In misère the history leads, in sixteenths of its log2, and the
             // heuristics (within ±256) only break its ties: on random misère views
             // that takes 18-28% fewer nodes than the other way round.
@@ -238,7 +238,7 @@ const _: () = assert!(NO_MOVE > 31);
 mod tests {
     use proptest::prelude::*;
 
-    use super::super::history::{History, HISTORY_ROWS};
+    use super::super::history::History;
     use super::super::search::tests::{position, strain_masks};
     use super::super::search::{RawPosition, Search};
     use super::super::tt::{Table, TableHandle, NO_MOVE};
@@ -267,7 +267,7 @@ mod tests {
             let mut s = history_seed;
             for _ in 0..20 {
                 s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                history.record((s >> 60) as usize % HISTORY_ROWS, (s >> 40) as u8 & 31, (s >> 32) as u32 & 15);
+                history.record((s >> 60) as usize % 3, (s >> 40) as u8 & 31, (s >> 32) as u32 & 15);
             }
             let raw = RawPosition { hands, table: &table, leader, declarer };
             let search = Search::new(&mut tt, &mut history, raw, trumps, misere);

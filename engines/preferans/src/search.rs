@@ -271,31 +271,15 @@ impl<'t> Search<'t> {
         for (&card, &key) in moves.as_slice().iter().zip(&keys) {
             let child = self.play_card::<PLY>(card, target, trick, key);
             if (child >= target) == max {
-                // A follower's cut-off weighs one trick more than a lead's, as the
-                // per-card search counted it (kept: the measured node counts).
-                let row = self.history_row(p, PLY);
+                // Outside misère a follower's cut-off weighs one trick more than a
+                // lead's, as the per-card search counted it (kept: the measured nodes).
                 self.history
-                    .record(row, card, self.cut_weight(self.tricks_left + 1));
+                    .record(p, card, self.cut_weight(self.tricks_left + 1));
                 return child;
             }
             v = if max { v.max(child) } else { v.min(child) };
         }
         v
-    }
-
-    /// The history row of seat `p` playing the `ply`-th card of a trick. Trump and
-    /// no-trump games keep leads and follows apart; misère shares one row per seat.
-    /// Nodes per layout, all layouts, against one row per seat: Ru1 -2.5%, Ru3 -3.3%,
-    /// sd2 -4.6%, Ru7 -1.8%, the rest -0.1% to -1.4%; 53 random trump and no-trump views
-    /// -1.5% to -1.7%. Apart in misère: Ru5 and Ru6 -0.5% to -0.9%, but 7 random
-    /// misère views +27%.
-    #[inline(always)]
-    pub(super) fn history_row(&self, p: usize, ply: usize) -> usize {
-        if ply > 0 && !self.misere {
-            p + 3
-        } else {
-            p
-        }
     }
 
     /// What a cut-off with `tricks` tricks left adds to its card's history count: in

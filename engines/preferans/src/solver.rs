@@ -243,11 +243,10 @@ fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::HISTORY_ROWS;
     use crate::{BySeat, Contract, DeclarerView, Seat};
 
     fn history_is_empty(solver: &Solver) -> bool {
-        (0..HISTORY_ROWS).all(|row| (0..32).all(|c| solver.history.bonus(row, c) == 0))
+        (0..3).all(|p| (0..32).all(|c| solver.history.bonus(p, c) == 0))
     }
 
     /// Declarer tricks per opening of layouts `0..n` of preferansRu1, and the nodes.
