@@ -40,54 +40,44 @@ impl Search<'_> {
                 len: usize::from(reps != 0),
             };
         }
+        // A defender's follow in misère keeps card order (the table's best move still
+        // first): scoring it paid for none of its cost. Alternated A/B, medians of
+        // three: Ru6 -4% CPU, 7 random misère views -3.6% (with +3.6% nodes), Ru5
+        // within the noise (nodes +0.2%). Unscored defender leads cost 10.7% more
+        // nodes on the random views; unscored follows in trump games 7-12% more nodes.
+        let unscored = self.misere && ply > 0 && p != self.declarer;
         let mut cards = [0u8; 10];
-        if self.misere && ply > 0 && p != self.declarer {
-            // A defender's follow in misère, in card order: scoring it paid for none
-            // of its cost. Alternated A/B, medians of three: Ru6 -4% CPU, 7 random
-            // misère views -3.6% (with +3.6% nodes), Ru5 within the noise (nodes
-            // +0.2%). Unscored defender leads cost 10.7% more nodes on the random
-            // views; unscored follows in trump games 7-12% more nodes.
-            let mut len = 0;
-            let mut m = reps;
-            if best != NO_MOVE && reps & (1u32 << best) != 0 {
-                cards[0] = best;
-                m &= !(1u32 << best);
-                len = 1;
-            }
-            while m != 0 && len < 10 {
-                cards[len] = m.trailing_zeros() as u8;
-                m &= m - 1;
-                len += 1;
-            }
-            return MoveList { cards, len };
-        }
         let mut scores = [0i32; 10];
         let mut len = 0;
         let mut m = reps;
         while m != 0 && len < 10 {
             let c = m.trailing_zeros() as u8;
             m &= m - 1;
-            let heuristic = if ply == 0 {
-                self.lead_score(p, c)
+            let mut score = if unscored {
+                0
             } else {
-                self.follow_score(ply, p, c, trick)
-            };
-            let history = self.history.bonus(p, c);
-            // In misère the history leads, in sixteenths of its log2, and the
-            // heuristics (within ±256) only break its ties: on random misère views
-            // that takes 18-28% fewer nodes than the other way round.
-            // In trump games the declarer's leads weigh both: the history counts 32
-            // per doubling of a card's count, against heuristics spread over about
-            // 120: 8-23% fewer nodes on random trump views (history first cost some
-            // problems up to a fifth more). Elsewhere the heuristics lead and the
-            // history adds a little (its whole log2): more weight cost nodes at the
-            // defenders' leads, at the follows, and in no-trump games.
-            let mut score = if self.misere {
-                history * 256 + heuristic
-            } else if ply == 0 && p == self.declarer && self.trumps != 0 {
-                heuristic + 2 * history
-            } else {
-                heuristic + (history >> 4)
+                let heuristic = if ply == 0 {
+                    self.lead_score(p, c)
+                } else {
+                    self.follow_score(ply, p, c, trick)
+                };
+                let history = self.history.bonus(p, c);
+                // In misère the history leads, in sixteenths of its log2, and the
+                // heuristics (within ±256) only break its ties: on random misère views
+                // that takes 18-28% fewer nodes than the other way round.
+                // In trump games the declarer's leads weigh both: the history counts 32
+                // per doubling of a card's count, against heuristics spread over about
+                // 120: 8-23% fewer nodes on random trump views (history first cost some
+                // problems up to a fifth more). Elsewhere the heuristics lead and the
+                // history adds a little (its whole log2): more weight cost nodes at the
+                // defenders' leads, at the follows, and in no-trump games.
+                if self.misere {
+                    history * 256 + heuristic
+                } else if ply == 0 && p == self.declarer && self.trumps != 0 {
+                    heuristic + 2 * history
+                } else {
+                    heuristic + (history >> 4)
+                }
             };
             if c == best {
                 score += 1_000_000;
