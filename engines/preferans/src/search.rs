@@ -7,7 +7,7 @@
 //! boundaries only.
 
 use super::history::History;
-use super::quick;
+use super::quick::{self, Pairing};
 use super::rules::{self, trick_winner};
 use super::tt::{self, TableHandle, NO_MOVE};
 
@@ -179,10 +179,16 @@ impl<'t> Search<'t> {
         if n == 1 {
             return i32::from(self.last_trick());
         }
-        // The misère test is cheap and often decides: it runs before the key is
-        // computed. The trump bounds cost more and overlap the table prefetch.
-        if self.misere && quick::misere_clean(&self.hands, leader, self.declarer) {
-            return 0;
+        // The misère pairing test is cheap and often decides: it runs before the key
+        // is computed. The covering test and the trump bounds cost more and overlap
+        // the table prefetch.
+        let mut unpaired = 0;
+        if self.misere {
+            match quick::misere_pairing(&self.hands, leader, self.declarer) {
+                Pairing::Clean => return 0,
+                Pairing::Unpaired(suits) => unpaired = suits,
+                Pairing::Open => {}
+            }
         }
         let (key, declarer_rel) = match known_key {
             Some(k) => k,
@@ -192,6 +198,16 @@ impl<'t> Search<'t> {
                 k
             }
         };
+        if unpaired != 0
+            && quick::covered(
+                &self.hands,
+                self.declarer,
+                unpaired,
+                leader == self.declarer,
+            )
+        {
+            return 0;
+        }
         // What is known before searching: quick-trick bounds, then the table's.
         let (mut lo, mut hi) = (0, n);
         if !self.misere {
