@@ -11,7 +11,7 @@ impl History {
     /// Adds `weight` to the count of `card` played by `seat`.
     #[inline]
     pub fn record(&mut self, seat: usize, card: u8, weight: u32) {
-        let c = &mut self.counts[seat % 3][usize::from(card & 31)];
+        let c = &mut self.counts[seat][usize::from(card & 31)];
         *c = c.saturating_add(weight);
     }
 
@@ -20,7 +20,7 @@ impl History {
     /// counts from outweighing recent ones (raw counts measured far worse).
     #[inline]
     pub fn bonus(&self, seat: usize, card: u8) -> i32 {
-        let c = self.counts[seat % 3][usize::from(card & 31)];
+        let c = self.counts[seat][usize::from(card & 31)];
         let bits = u32::BITS - c.leading_zeros();
         // The four bits after the leading one (fewer for short counts).
         let fraction = if bits > 5 {

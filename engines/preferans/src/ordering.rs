@@ -3,7 +3,7 @@
 //!
 //! Only representatives of equivalent-card groups are generated.
 
-use super::rules::{beats, suit_len, suit_mask, suit_of};
+use super::rules::{beats, seat_after, suit_len, suit_mask, suit_of};
 use super::search::{Search, Trick};
 use super::tt::NO_MOVE;
 
@@ -162,7 +162,7 @@ impl Search<'_> {
             win = 1;
         }
         let win_card = trick[win];
-        let win_seat = (self.leader + win) % 3;
+        let win_seat = seat_after(self.leader, win);
         let mine_winning = (win_seat == self.declarer) == (p == self.declarer);
         let beats_now = beats(c, win_card, self.trumps);
         let is_trump = self.trumps & (1u32 << c) != 0;
@@ -208,7 +208,7 @@ impl Search<'_> {
             return -height(c);
         }
         if beats_now {
-            let third = (self.leader + 2) % 3;
+            let third = seat_after(self.leader, 2);
             let third_s = self.hands[third] & suit_mask(suit_of(trick[0]));
             // Winning cheaply is good if the third player cannot overtake.
             let overtake = third_s & ((1u32 << c) - 1) & suit_mask(suit_of(c));

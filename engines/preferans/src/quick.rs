@@ -11,7 +11,7 @@
 //! And one for a declarer holding all the trumps left, whoever leads: its trumps and
 //! its side-suit winners (see [`declarer_only_trumps`]).
 
-use super::rules::{suit_len, suit_mask, suit_pair_table};
+use super::rules::{seat_after, suit_len, suit_mask, suit_pair_table};
 
 /// Length of the run of top live cards of suit `s` held in `mine`.
 #[inline]
@@ -31,7 +31,7 @@ fn top_run(mine: u32, live: u32, s: u32) -> u32 {
 #[inline]
 fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
     let me = hands[leader];
-    let others = [hands[(leader + 1) % 3], hands[(leader + 2) % 3]];
+    let others = [hands[seat_after(leader, 1)], hands[seat_after(leader, 2)]];
     let live = me | others[0] | others[1];
     let mut full = 0;
     let mut partial = 0;
@@ -81,7 +81,11 @@ pub(crate) fn bounds(
     if trumps != 0 {
         let shift = trumps.trailing_zeros();
         let of = |p: usize| ((hands[p] >> shift) & 0xff) as usize;
-        let (d, e, w) = (of(declarer), of((declarer + 1) % 3), of((declarer + 2) % 3));
+        let (d, e, w) = (
+            of(declarer),
+            of(seat_after(declarer, 1)),
+            of(seat_after(declarer, 2)),
+        );
         decl = u32::from(SURE_TRUMPS[(d << 8) | e | w]);
         defs = u32::from(SURE_TRUMPS[(e << 8) | d].max(SURE_TRUMPS[(w << 8) | d]));
     }
@@ -104,7 +108,7 @@ pub(crate) fn bounds(
 #[inline]
 fn declarer_only_trumps(hands: &[u32; 3], declarer: usize, trumps: u32) -> u32 {
     let mine = hands[declarer];
-    let theirs = hands[(declarer + 1) % 3] | hands[(declarer + 2) % 3];
+    let theirs = hands[seat_after(declarer, 1)] | hands[seat_after(declarer, 2)];
     if trumps == 0 || theirs & trumps != 0 || mine & trumps == 0 {
         return 0;
     }
@@ -163,7 +167,7 @@ const fn sure_trumps(mine: u32, theirs: u32) -> u8 {
 #[inline]
 pub(crate) fn misere_pairing(hands: &[u32; 3], leader: usize, declarer: usize) -> Pairing {
     let decl = hands[declarer];
-    let defs = hands[(declarer + 1) % 3] | hands[(declarer + 2) % 3];
+    let defs = hands[seat_after(declarer, 1)] | hands[seat_after(declarer, 2)];
     let mut can_lead = false;
     let mut unpaired = 0u32;
     for s in 0..4 {
@@ -252,13 +256,13 @@ pub(crate) fn covered(
             let y = (hands[seat] >> (8 * s)) & 0xff;
             y != 0 && 31 - y.leading_zeros() < d.trailing_zeros()
         };
-        let (x, y) = match ((declarer + 1) % 3, (declarer + 2) % 3) {
+        let (x, y) = match (seat_after(declarer, 1), seat_after(declarer, 2)) {
             (e, w) if covers(w) => (e, w),
             (e, w) if covers(e) => (w, e),
             _ => return false,
         };
         let slack = suit_len(hands[y], s) as i32 - suit_len(d, 0) as i32;
-        let compensated = !several || y == (x + 1) % 3;
+        let compensated = !several || y == seat_after(x, 1);
         let (mut by_voids, mut by_declarer_follows) = (0, 0);
         for t in (0..4).filter(|&t| t != s) {
             let xt = suit_len(hands[x], t);

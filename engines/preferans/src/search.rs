@@ -8,7 +8,7 @@
 
 use super::history::History;
 use super::quick::{self, Pairing};
-use super::rules::{self, trick_winner};
+use super::rules::{self, seat_after, trick_winner};
 use super::tt::{self, TableHandle, NO_MOVE};
 
 /// Internal description of a position to search (no validation: callers guarantee it).
@@ -268,7 +268,7 @@ impl<'t> Search<'t> {
     #[inline(always)]
     fn follow<const PLY: usize>(&mut self, target: i32, trick: Trick) -> i32 {
         self.nodes += 1;
-        let p = (self.leader + PLY) % 3;
+        let p = seat_after(self.leader, PLY);
         let max = self.max_side(p);
         let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
         let mut keys = [None; 10];
@@ -314,7 +314,7 @@ impl<'t> Search<'t> {
     /// The table key of the trick start after `p` completes `trick` with its last card.
     #[inline(always)]
     fn key_after_last_card(&self, p: usize, trick: Trick) -> (u64, u8) {
-        let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
+        let winner = seat_after(self.leader, trick_winner(trick, self.trumps));
         let mut hands = self.hands;
         hands[p] &= !(1u32 << trick[2]);
         self.table_key(&hands, winner)
@@ -326,10 +326,10 @@ impl<'t> Search<'t> {
     fn table_key(&self, hands: &[u32; 3], leader: usize) -> (u64, u8) {
         let rel = [
             hands[leader],
-            hands[(leader + 1) % 3],
-            hands[(leader + 2) % 3],
+            hands[seat_after(leader, 1)],
+            hands[seat_after(leader, 2)],
         ];
-        let declarer_rel = ((self.declarer + 3 - leader) % 3) as u8;
+        let declarer_rel = seat_after(self.declarer, 3 - leader) as u8;
         (tt::key(rel), declarer_rel)
     }
 
@@ -342,7 +342,7 @@ impl<'t> Search<'t> {
         mut trick: Trick,
         next_key: Option<(u64, u8)>,
     ) -> i32 {
-        let p = (self.leader + PLY) % 3;
+        let p = seat_after(self.leader, PLY);
         let bit = 1u32 << card;
         self.hands[p] &= !bit;
         trick[PLY] = card;
@@ -359,7 +359,7 @@ impl<'t> Search<'t> {
     fn finish_trick(&mut self, target: i32, trick: Trick, next_key: Option<(u64, u8)>) -> i32 {
         let saved_leader = self.leader;
         let saved_live = self.live;
-        let winner = (self.leader + trick_winner(trick, self.trumps)) % 3;
+        let winner = seat_after(self.leader, trick_winner(trick, self.trumps));
         self.live &= !((1u32 << trick[0]) | (1u32 << trick[1]) | (1u32 << trick[2]));
         self.leader = winner;
         self.tricks_left -= 1;
@@ -376,10 +376,10 @@ impl<'t> Search<'t> {
         let l = self.leader;
         let cards = [
             self.hands[l].trailing_zeros() as u8,
-            self.hands[(l + 1) % 3].trailing_zeros() as u8,
-            self.hands[(l + 2) % 3].trailing_zeros() as u8,
+            self.hands[seat_after(l, 1)].trailing_zeros() as u8,
+            self.hands[seat_after(l, 2)].trailing_zeros() as u8,
         ];
-        let winner = (l + trick_winner(cards, self.trumps)) % 3;
+        let winner = seat_after(l, trick_winner(cards, self.trumps));
         winner == self.declarer
     }
 
