@@ -65,9 +65,9 @@ fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
 /// Lower and upper bound on the declarer's tricks in the `n` remaining tricks.
 ///
 /// Each side's sure trumps, plus the leader's cashed side-suit tricks for the leader's
-/// side: distinct tricks, won by trumps and by side cards. A defender's trumps are
-/// matched against the declarer's only: a higher trump of the other defender still
-/// takes the trick for the defenders.
+/// side (a defender's only in no-trump games): distinct tricks, won by trumps and by
+/// side cards. A defender's trumps are matched against the declarer's only: a higher
+/// trump of the other defender still takes the trick for the defenders.
 #[inline]
 pub(crate) fn bounds(
     hands: &[u32; 3],
@@ -89,11 +89,15 @@ pub(crate) fn bounds(
         decl = u32::from(SURE_TRUMPS[(d << 8) | e | w]);
         defs = u32::from(SURE_TRUMPS[(e << 8) | d].max(SURE_TRUMPS[(w << 8) | d]));
     }
-    let cash = cashable(hands, leader, trumps);
     if leader == declarer {
-        decl += cash;
+        decl += cashable(hands, leader, trumps);
     } else {
-        defs += cash;
+        // A defender's cashed tricks: in trump games they almost never decided, and
+        // left out they save 4% of the instructions (Ru1, callgrind) for 0.1-2.8%
+        // more nodes; no-trump games keep them (2.4% more nodes without).
+        if trumps == 0 {
+            defs += cashable(hands, leader, trumps);
+        }
         decl = decl.max(declarer_only_trumps(hands, declarer, trumps));
     }
     (decl, n.saturating_sub(defs))
