@@ -8,8 +8,8 @@
 //! - a side's trumps that no higher trump of the other side can meet (see
 //!   [`SURE_TRUMPS`]).
 //!
-//! And one for a declarer holding all the trumps left, whoever leads: its trumps and
-//! its side-suit winners (see [`declarer_only_trumps`]).
+//! And one for a declarer who holds all the trumps left, or on lead can draw the
+//! defenders': its trumps and its side-suit winners (see [`trumps_unruffed`]).
 
 use super::rules::{seat_after, suit_len, suit_mask, suit_pair_table};
 
@@ -91,25 +91,30 @@ pub(crate) fn bounds(
     }
     if leader == declarer {
         decl += cashable(hands, leader, trumps);
-        decl = decl.max(drawing_trumps(hands, declarer, trumps));
-    } else {
+    } else if trumps == 0 {
         // A defender's cashed tricks: in trump games they almost never decided, and
         // left out they save 4% of the instructions (Ru1, callgrind) for 0.1-2.8%
         // more nodes; no-trump games keep them (2.4% more nodes without).
-        if trumps == 0 {
-            defs += cashable(hands, leader, trumps);
-        }
-        decl = decl.max(declarer_only_trumps(hands, declarer, trumps));
+        defs += cashable(hands, leader, trumps);
     }
+    decl = decl.max(trumps_unruffed(hands, declarer, trumps, leader == declarer));
     (decl, n.saturating_sub(defs))
 }
 
-/// The declarer on lead, whose top trumps outnumber each defender's trumps: it draws
-/// them, leading its top trumps, and then cashes every trump left and every side card
-/// above the defenders' cards of its suit, as nobody can ruff (0 if it cannot).
-/// It keeps the lead throughout; defenders' discards only help.
+/// The declarer's tricks once nobody else can ruff (0 if that may never come): every
+/// trump it holds, and every side card above the defenders' cards of its suit.
+///
+/// Nobody else can ruff when the defenders hold no trumps, or when the declarer is on
+/// lead and its top trumps outnumber each defender's: it draws theirs, leading its top
+/// trumps, keeping the lead (defenders' discards only help).
+///
+/// With no trumps left to the defenders, not on lead, the declarer follows suit until
+/// it is void, and then must ruff, winning; it cashes those side cards whenever it is
+/// on lead. It can lose one only by discarding it, void in the suit led and out of
+/// trumps, and it spends a trump only by ruffing or leading: so it has had the lead,
+/// and cashed them, by then.
 #[inline]
-fn drawing_trumps(hands: &[u32; 3], declarer: usize, trumps: u32) -> u32 {
+fn trumps_unruffed(hands: &[u32; 3], declarer: usize, trumps: u32, declarer_leads: bool) -> u32 {
     if trumps == 0 {
         return 0;
     }
@@ -121,37 +126,13 @@ fn drawing_trumps(hands: &[u32; 3], declarer: usize, trumps: u32) -> u32 {
     let live = mine | e | w;
     let t = trumps.trailing_zeros() / 8;
     let top = top_run(mine, live, t);
-    if top == 0 || top < suit_len(e, t).max(suit_len(w, t)) {
+    let theirs = suit_len(e, t).max(suit_len(w, t));
+    if top == 0 || (theirs > 0 && !(declarer_leads && top >= theirs)) {
         return 0;
     }
     (0..4)
         .map(|s| {
             if s == t {
-                suit_len(mine, s)
-            } else {
-                top_run(mine, live, s)
-            }
-        })
-        .sum()
-}
-
-/// The declarer's tricks when it holds trumps and the defenders none (0 otherwise):
-/// every trump, and every side card above the defenders' cards of its suit. Not on
-/// lead, the declarer follows suit until it is void, and then must ruff, winning; it
-/// cashes those side cards whenever it is on lead. It can lose one only by
-/// discarding it, void in the suit led and out of trumps, and it spends a trump only
-/// by ruffing or leading: so it has had the lead, and cashed them, by then.
-#[inline]
-fn declarer_only_trumps(hands: &[u32; 3], declarer: usize, trumps: u32) -> u32 {
-    let mine = hands[declarer];
-    let theirs = hands[seat_after(declarer, 1)] | hands[seat_after(declarer, 2)];
-    if trumps == 0 || theirs & trumps != 0 || mine & trumps == 0 {
-        return 0;
-    }
-    let live = mine | theirs;
-    (0..4)
-        .map(|s| {
-            if suit_mask(s) & trumps != 0 {
                 suit_len(mine, s)
             } else {
                 top_run(mine, live, s)
@@ -502,13 +483,13 @@ mod tests {
             hearts("K") | diamonds("AK"),
             hearts("Q") | diamonds("QJ"),
         ];
-        assert_eq!(declarer_only_trumps(&hands, 0, spades("AKQJT987")), 2);
+        assert_eq!(trumps_unruffed(&hands, 0, spades("AKQJT987"), false), 2);
         assert_eq!(bounds(&hands, 3, 1, 0, spades("AKQJT987")).0, 2);
         // A defender's trump, or none for the declarer: no such bound.
         let mut ruffing = hands;
         ruffing[2] = spades("8") | diamonds("QJ");
-        assert_eq!(declarer_only_trumps(&ruffing, 0, spades("AKQJT987")), 0);
-        assert_eq!(declarer_only_trumps(&hands, 0, hearts("AKQJT987")), 0);
+        assert_eq!(trumps_unruffed(&ruffing, 0, spades("AKQJT987"), false), 0);
+        assert_eq!(trumps_unruffed(&hands, 0, hearts("AKQJT987"), false), 0);
     }
 
     #[test]
@@ -522,12 +503,12 @@ mod tests {
             spades("9") | hearts("98") | diamonds("T"),
         ];
         let trumps = spades("AKQJT987");
-        assert_eq!(drawing_trumps(&hands, 0, trumps), 2);
+        assert_eq!(trumps_unruffed(&hands, 0, trumps, true), 2);
         assert_eq!(bounds(&hands, 4, 0, 0, trumps).0, 2);
         // West's second trump outlasts the queen.
         let mut longer = hands;
         longer[2] = spades("98") | hearts("9") | diamonds("T");
-        assert_eq!(drawing_trumps(&longer, 0, trumps), 0);
+        assert_eq!(trumps_unruffed(&longer, 0, trumps, true), 0);
         assert_eq!(bounds(&longer, 4, 0, 0, trumps).0, 1);
     }
 
