@@ -5,7 +5,8 @@
 //! with our runs so both see the same machine load. The command prints the histogram
 //! (11 numbers, declarer tricks 0..10) on one line and its seconds on a later line.
 //! Our one-thread figure is the CPU time of this process (the machine is shared; wall
-//! time is printed too); the N-thread figure is wall time. Medians of `--repeats` runs.
+//! time is printed too, and the kernel's part of the CPU time: mostly first touches of
+//! table pages); the N-thread figure is wall time. Medians of `--repeats` runs.
 //!
 //! `--random N` solves N random declarer views instead, on one thread: the check that
 //! a change to the solver serves any problem, not only the ten.
@@ -54,6 +55,8 @@ struct Row {
     name: &'static str,
     reference: Option<f64>,
     one_cpu: f64,
+    /// The kernel's part of `one_cpu`.
+    one_kernel: f64,
     one_wall: f64,
     many_wall: f64,
     exact: bool,
@@ -93,8 +96,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for &idx in &chosen {
         let p = &all[idx];
         let expected = (args.layouts == LAYOUT_COUNT).then_some(p.histogram);
-        let (mut reference, mut one_cpu, mut one_wall, mut many) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut reference, mut one_cpu, mut one_kernel, mut one_wall, mut many) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut exact = true;
         for _ in 0..args.repeats {
             if let Some(cmd) = &args.compare {
@@ -104,7 +107,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             let (h, cpu, wall) = ours(p, args.layouts, 1)?;
             exact &= expected.is_none_or(|e| e == h);
-            one_cpu.push(cpu);
+            one_cpu.push(cpu.total());
+            one_kernel.push(cpu.kernel);
             one_wall.push(wall);
             let (h, _, wall) = ours(p, args.layouts, threads)?;
             exact &= expected.is_none_or(|e| e == h);
@@ -114,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             name: p.name,
             reference: (!reference.is_empty()).then(|| median(&mut reference)),
             one_cpu: median(&mut one_cpu),
+            one_kernel: median(&mut one_kernel),
             one_wall: median(&mut one_wall),
             many_wall: median(&mut many),
             exact,
@@ -132,6 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             name: "total",
             reference,
             one_cpu: total(|r| r.one_cpu),
+            one_kernel: total(|r| r.one_kernel),
             one_wall: total(|r| r.one_wall),
             many_wall: total(|r| r.many_wall),
             exact: rows.iter().all(|r| r.exact),
@@ -156,14 +162,14 @@ fn run_random(count: usize, seed: u64, layouts: u32) -> anyhow::Result<()> {
     for _ in 0..count {
         let view = random_view(&mut rng);
         let mut solver = Solver::new(DEFAULT_TT_BYTES);
-        let start = cpu_seconds();
+        let start = CpuTime::now();
         solve_layouts(
             &mut solver,
             &view,
             0..layouts,
             |_| ControlFlow::Continue(()),
         )?;
-        let cpu = cpu_seconds() - start;
+        let cpu = CpuTime::now().since(start).total();
         let nodes = solver.stats().nodes;
         println!(
             "{:<7} leader {} {:<16} {:8.1} nodes per layout, {cpu:6.2} s CPU",
@@ -220,9 +226,10 @@ fn print_row(r: &Row, threads: usize) {
         None => String::new(),
     };
     println!(
-        "{:<17} {reference}1 thread {:7.2} s (wall {:7.2})  {threads} threads {:7.2} s ({:4.2}x)  {}",
+        "{:<17} {reference}1 thread {:7.2} s (kernel {:5.2}, wall {:7.2})  {threads} threads {:7.2} s ({:4.2}x)  {}",
         r.name,
         r.one_cpu,
+        r.one_kernel,
         r.one_wall,
         r.many_wall,
         r.one_wall / r.many_wall.max(0.001),
@@ -230,27 +237,30 @@ fn print_row(r: &Row, threads: usize) {
     );
 }
 
-/// Our analysis of the first `layouts` layouts: histogram, CPU seconds, wall seconds.
+/// Our analysis of the first `layouts` layouts: histogram, CPU time, wall seconds.
 fn ours(
     p: &StandardProblem,
     layouts: u32,
     threads: usize,
-) -> anyhow::Result<(Histogram, f64, f64)> {
-    let (start, cpu) = (Instant::now(), cpu_seconds());
+) -> anyhow::Result<(Histogram, CpuTime, f64)> {
+    let (start, cpu) = (Instant::now(), CpuTime::now());
     let analysis = solve_all_foe(&p.view, 0..layouts, threads, |_| {})?;
-    let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    let (wall, cpu) = (start.elapsed().as_secs_f64(), CpuTime::now().since(cpu));
     Ok((analysis.openings[0].histogram, cpu, wall))
 }
 
 /// CPU and wall seconds to allocate a solver's table and solve one layout: the cost
 /// every analysis pays before its first result.
 fn fixed_cost(p: &StandardProblem) -> (f64, f64) {
-    let (start, cpu) = (Instant::now(), cpu_seconds());
+    let (start, cpu) = (Instant::now(), CpuTime::now());
     let mut solver = Solver::default();
     let _ = deckhand_preferans::solve_layouts(&mut solver, &p.view, 0..1, |_| {
         std::ops::ControlFlow::Continue(())
     });
-    (cpu_seconds() - cpu, start.elapsed().as_secs_f64())
+    (
+        CpuTime::now().since(cpu).total(),
+        start.elapsed().as_secs_f64(),
+    )
 }
 
 /// Runs `cmd NODES IDX`; returns its histogram and the seconds it printed.
@@ -301,16 +311,43 @@ pub fn find_problem(all: &[StandardProblem], name_or_index: &str) -> anyhow::Res
         })
 }
 
-/// CPU seconds used by this process so far (Linux; 0 elsewhere).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are fields 14, 15.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| {
-        f.iter().filter_map(|v| v.parse::<f64>().ok()).sum()
-    });
-    ticks / 100.0
+/// CPU seconds of this process, in user mode and in the kernel.
+#[derive(Clone, Copy)]
+struct CpuTime {
+    user: f64,
+    kernel: f64,
+}
+
+impl CpuTime {
+    /// The CPU time used by this process so far (Linux; 0 elsewhere).
+    fn now() -> CpuTime {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        // Fields after the parenthesised command name; utime and stime are fields 14, 15.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let seconds = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+                / 100.0
+        };
+        CpuTime {
+            user: seconds(11),
+            kernel: seconds(12),
+        }
+    }
+
+    fn since(self, start: CpuTime) -> CpuTime {
+        CpuTime {
+            user: self.user - start.user,
+            kernel: self.kernel - start.kernel,
+        }
+    }
+
+    fn total(self) -> f64 {
+        self.user + self.kernel
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
