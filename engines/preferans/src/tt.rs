@@ -1,8 +1,12 @@
 //! Transposition table over trick-boundary positions.
 //!
-//! The key is the 4 x 16-bit per-suit code (see [`key`]); the declarer's seat relative
-//! to the leader is stored beside it and checked on probe. An entry holds a lower and an
-//! upper bound on the declarer's tricks in the remaining tricks, plus the best lead seen.
+//! A position's identity is its key (see [`key`]) and the declarer's seat relative to
+//! the leader: under 2^55 values, mixed by a bijection ([`mix`]). The mixed identity's
+//! low bits pick the bucket and its bits from 16 up are the slot's tag, so the bucket
+//! (at least 2^16 of them) and the tag together name the position exactly: no two
+//! positions ever share an entry. An entry holds a lower and an upper bound on the
+//! declarer's tricks in the remaining tricks, plus the best lead seen, in 8 bytes: a
+//! 64-byte bucket holds 8.
 //!
 //! Every entry carries the strain it was found in (a tag, so one table can serve
 //! several strains, and a new strain needs no clearing: the old entries are stale and
@@ -11,10 +15,9 @@
 //! A table starts with a few megabytes of its buckets in use and doubles them as they
 //! fill (see [`INITIAL_TT_BYTES`]), so a short analysis never touches the rest.
 //!
-//! One table may be shared by several threads: every slot is two atomic
-//! words, the data and the key XOR the data, so a slot torn by two writers fails the
-//! key check and reads as a miss (lockless hashing). Each thread reaches the table
-//! through its own [`TableHandle`], which keeps its counters.
+//! One table may be shared by several threads: every slot is one atomic word, read and
+//! written whole. Each thread reaches the table through its own [`TableHandle`], which
+//! keeps its counters.
 //!
 //! The same holds between processes on one host that open one table file (see
 //! [`Table::open_file`]). Its entries outlive them, so its format is versioned
@@ -33,90 +36,79 @@ use super::table_memory::{Header, TableFileError, TableMemory};
 pub const DEFAULT_TT_BYTES: usize = 64 << 20;
 
 /// A table uses this many bytes of its memory at first (or all of it, if less) and
-/// doubles the part in use whenever that is half full. The rest is never touched until
-/// needed: on a virtual machine the first touch of fresh memory is the dearest part of
-/// making a table (0.13-0.16 s for 64 MB on ours, against 0.01 s for memory the machine
-/// already backs), and a short analysis fills a few megabytes.
+/// doubles the part in use whenever that is three quarters full. The rest is never
+/// touched until needed: on a virtual machine the first touch of fresh memory is the
+/// dearest part of making a table (about 8 ms per 2 MB huge page on ours), and a short
+/// analysis fills a few megabytes.
 const INITIAL_TT_BYTES: usize = 4 << 20;
 
-/// A slot: `data` packs the fields below, `check` is the key XOR `data`.
-#[repr(C)]
-#[derive(Default, Debug)]
-struct Slot {
-    check: AtomicU64,
-    data: AtomicU64,
-}
+/// The fewest buckets of a table (4 MB): the bucket index holds the low 16 bits of the
+/// mixed identity, the slot's tag the rest.
+const MIN_BUCKETS: usize = 1 << 16;
 
-const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+/// A slot word: the tag (the mixed identity from bit 16 up, 39 bits) above 25 bits of
+/// [`Data`].
+const DATA_BITS: u32 = 25;
+const IDENTITY_BITS: u32 = 55;
+const IDENTITY_MASK: u64 = (1 << IDENTITY_BITS) - 1;
+const _: () = assert!(IDENTITY_BITS - MIN_BUCKETS.trailing_zeros() + DATA_BITS == 64);
 
-impl Slot {
-    /// No entry: 0 tricks remaining.
-    #[inline]
-    fn is_empty(&self) -> bool {
-        Data::unpack(self.data.load(Relaxed)).tricks == 0
-    }
-
-    fn empty(&self) {
-        self.data.store(0, Relaxed);
-        self.check.store(0, Relaxed);
-    }
-}
-
-/// The fields of a slot's data word.
+/// The fields of a slot's data bits, and their widths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Data {
-    /// Lower / upper bound of the declarer's tricks in the remaining tricks.
+    /// Lower / upper bound of the declarer's tricks in the remaining tricks (4 bits
+    /// each).
     lo: u8,
     hi: u8,
-    /// Declarer seat relative to the leader (0..2).
-    declarer_rel: u8,
-    /// Tricks remaining; 0 marks an empty slot.
+    /// Tricks remaining (4 bits); 0 marks an empty slot.
     tricks: u8,
-    /// Best lead found (card id), or `NO_MOVE`.
+    /// Best lead found (card id), or `NO_MOVE` (6 bits).
     best: u8,
-    generation: u8,
-    /// [`strain_tag`] of the strain the bounds hold for.
+    /// [`strain_tag`] of the strain the bounds hold for (3 bits).
     strain: u8,
-    /// [`scope_tag`] of the out-of-play cards of the search that last stored it.
+    /// The search generation that stored it, modulo 8 (3 bits).
+    generation: u8,
+    /// [`scope_tag`] of the out-of-play cards of the search that last stored it (1 bit).
     scope: u8,
 }
 
 impl Data {
     #[inline]
     fn pack(self) -> u64 {
-        u64::from_le_bytes([
-            self.lo,
-            self.hi,
-            self.declarer_rel,
-            self.tricks,
-            self.best,
-            self.generation,
-            self.strain,
-            self.scope,
-        ])
+        let best = if self.best == NO_MOVE {
+            32
+        } else {
+            self.best & 31
+        };
+        u64::from(self.lo & 15)
+            | u64::from(self.hi & 15) << 4
+            | u64::from(self.tricks & 15) << 8
+            | u64::from(best) << 12
+            | u64::from(self.strain & 7) << 18
+            | u64::from(self.generation & 7) << 21
+            | u64::from(self.scope & 1) << 24
     }
 
     #[inline]
     fn unpack(word: u64) -> Data {
-        let b = word.to_le_bytes();
+        let best = ((word >> 12) & 63) as u8;
         Data {
-            lo: b[0],
-            hi: b[1],
-            declarer_rel: b[2],
-            tricks: b[3],
-            best: b[4],
-            generation: b[5],
-            strain: b[6],
-            scope: b[7],
+            lo: (word & 15) as u8,
+            hi: ((word >> 4) & 15) as u8,
+            tricks: ((word >> 8) & 15) as u8,
+            best: if best >= 32 { NO_MOVE } else { best },
+            strain: ((word >> 18) & 7) as u8,
+            generation: ((word >> 21) & 7) as u8,
+            scope: ((word >> 24) & 1) as u8,
         }
     }
 }
 
-const WAYS: usize = 4;
+const WAYS: usize = 8;
 
 #[repr(C, align(64))]
 #[derive(Default)]
-pub(crate) struct Bucket([Slot; WAYS]);
+pub(crate) struct Bucket([AtomicU64; WAYS]);
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
@@ -144,7 +136,7 @@ pub(crate) struct Table {
 
 impl Table {
     /// A table of about `bytes` bytes (rounded down to a power of two number of 64-byte
-    /// buckets, at least one), of which it uses a part at first (see
+    /// buckets, at least 4 MB), of which it uses a part at first (see
     /// [`INITIAL_TT_BYTES`]).
     pub fn new(bytes: usize) -> Table {
         Table::with_sizes(INITIAL_TT_BYTES, bytes)
@@ -183,7 +175,6 @@ impl Table {
         self.buckets.len() * WAYS
     }
 
-    /// Slots of the buckets in use now.
     #[cfg(test)]
     fn slots_in_use(&self) -> usize {
         (self.mask.load(Relaxed) + 1) * WAYS
@@ -198,61 +189,64 @@ impl Table {
     pub fn clear(&self) {
         let in_use = self.mask.load(Relaxed) + 1;
         for slot in self.buckets[..in_use].iter().flat_map(|b| &b.0) {
-            slot.empty();
+            slot.store(0, Relaxed);
         }
         self.header().used.store(0, Relaxed);
         self.header().generation.store(0, Relaxed);
     }
 
     /// Doubles the buckets in use, if `mask` is still the table's and there are more
-    /// buckets. Each entry of bucket `j` stays there or moves to bucket `j + count`, the
-    /// one its index names with one more bit: that bucket is new and empty, so every
-    /// entry fits. Another thread already growing the table makes this a no-op.
+    /// buckets. Each entry of bucket `j` stays there or moves to bucket `j + count`, as
+    /// the next bit of its mixed identity says (its tag's bit `log2(count) - 16`): that
+    /// bucket is new and empty, so every entry fits. Another thread already growing the
+    /// table makes this a no-op.
     ///
     /// Other threads go on solving meanwhile with the old mask, until their next solve:
     /// they miss the entries moved, and their own stores to those may land where the
-    /// new mask never looks (they age out). That costs only time: every entry read
-    /// still carries its own key.
+    /// new mask never looks (they age out). That costs only time: a slot's tag and
+    /// bucket name its position under either mask.
     fn grow(&self, mask: usize) {
         let count = mask + 1;
         if count >= self.buckets.len() || self.growing.swap(true, Ordering::Acquire) {
             return;
         }
         if self.mask.load(Ordering::Acquire) == mask {
-            let new_mask = 2 * count - 1;
+            let bit = count.trailing_zeros() - 16;
             for (j, bucket) in self.buckets[..count].iter().enumerate() {
                 for slot in &bucket.0 {
-                    let word = slot.data.load(Relaxed);
-                    let d = Data::unpack(word);
-                    let key = slot.check.load(Relaxed) ^ word;
-                    if d.tricks == 0 || index(key, d.declarer_rel, new_mask) == j {
+                    let word = slot.load(Relaxed);
+                    if word == 0 || (word >> DATA_BITS >> bit) & 1 == 0 {
                         continue;
                     }
                     let target = &self.buckets[j + count].0;
-                    if let Some(free) = target.iter().find(|s| s.is_empty()) {
-                        write(free, key, d);
+                    if let Some(free) = target.iter().find(|s| s.load(Relaxed) == 0) {
+                        free.store(word, Relaxed);
                     }
-                    slot.empty();
+                    slot.store(0, Relaxed);
                 }
             }
-            self.mask.store(new_mask, Ordering::Release);
+            self.mask.store(2 * count - 1, Ordering::Release);
         }
         self.growing.store(false, Ordering::Release);
     }
 }
 
-/// Bucket index from the high bits of a multiplicative hash (the low bits of a product
-/// only depend on the low bits of the key), cut by `mask`.
+/// The identity of a position (its key, below 9841^4, and the declarer's seat relative
+/// to the leader), under 2^55, mixed by a bijection of the 55-bit numbers: odd
+/// multipliers and right shifts, so its low bits, which pick the bucket, depend on
+/// every bit of the identity.
 #[inline]
-fn index(key: u64, declarer_rel: u8, mask: usize) -> usize {
-    let h = (key ^ (u64::from(declarer_rel) << 62)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let h = h ^ (h >> 32);
-    (h.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 32) as usize & mask
+fn mix(key: u64, declarer_rel: u8) -> u64 {
+    let identity = key * 3 + u64::from(declarer_rel);
+    let mut x = identity.wrapping_mul(0x9E37_79B9_7F4A_7C15) & IDENTITY_MASK;
+    x ^= x >> 28;
+    x = x.wrapping_mul(0xD6E8_FEB8_6659_FD93) & IDENTITY_MASK;
+    x ^ (x >> 27)
 }
 
-/// Buckets in about `bytes` bytes: a power of two, at least one.
+/// Buckets in about `bytes` bytes: a power of two, at least [`MIN_BUCKETS`].
 fn bucket_count(bytes: usize) -> usize {
-    let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
+    let wanted = (bytes / std::mem::size_of::<Bucket>()).max(MIN_BUCKETS);
     1usize << (usize::BITS - 1 - wanted.leading_zeros())
 }
 
@@ -307,18 +301,24 @@ impl TableHandle {
     /// for another strain, are replaced before any of this scope's: they come from
     /// another analysis (or from earlier tricks of a deal) and are rarely found again.
     /// Kept on an equal footing, they cost the next analysis 7-19% more nodes on the
-    /// standard problems. While they last they stay readable: their bounds hold.
+    /// standard problems (measured with 4-slot buckets). While they last they stay
+    /// readable: their bounds hold.
     pub fn set_scope(&mut self, out_of_play: u32) {
         self.scope = scope_tag(out_of_play);
     }
 
     /// Adds the slots this handle filled to the table's count, and grows the table if
-    /// that makes the part in use half full; called after each solve.
+    /// that makes the part in use three quarters full; called after each solve.
+    ///
+    /// Growing at half full, preferansRu1 took 346.9 nodes per layout against 354.0 at
+    /// three quarters, but touched twice the memory sooner: three quarters took
+    /// solvealldeals2 0.61 -> 0.49 s CPU, Ru5 2.60 -> 2.41 s, Ru1 4.05 -> 3.77 s
+    /// (fresh processes, medians of four).
     pub fn count_filled(&mut self) {
         if self.filled > 0 {
             let used = self.table.header().used.fetch_add(self.filled, Relaxed) + self.filled;
             self.filled = 0;
-            if used >= (self.mask + 1) * WAYS / 2 {
+            if 4 * used >= 3 * (self.mask + 1) * WAYS {
                 self.table.grow(self.mask);
             }
         }
@@ -332,7 +332,8 @@ impl TableHandle {
             .header()
             .generation
             .fetch_add(1, Relaxed)
-            .wrapping_add(1);
+            .wrapping_add(1)
+            & 7;
         self.mask = self.table.mask.load(Ordering::Acquire);
     }
 
@@ -345,7 +346,7 @@ impl TableHandle {
                 .table
                 .buckets
                 .as_ptr()
-                .wrapping_add(index(key, declarer_rel, self.mask));
+                .wrapping_add(mix(key, declarer_rel) as usize & self.mask);
             // SAFETY: prefetching is a hint; it never faults, even on a bad address.
             #[allow(unused_unsafe)]
             unsafe {
@@ -356,17 +357,21 @@ impl TableHandle {
         let _ = (key, declarer_rel);
     }
 
+    /// The entry of this position, if the table holds one for the strain searched.
     #[inline]
     pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
         self.probes += 1;
-        let bucket = &self.table.buckets[index(key, declarer_rel, self.mask)];
+        let m = mix(key, declarer_rel);
+        let tag = m >> 16;
+        let bucket = &self.table.buckets[m as usize & self.mask];
         for slot in &bucket.0 {
-            let word = slot.data.load(Relaxed);
-            if slot.check.load(Relaxed) ^ word != key {
+            let word = slot.load(Relaxed);
+            // An empty slot (all zero) has tag 0 too: a stored entry has tricks left.
+            if word >> DATA_BITS != tag || word & (15 << 8) == 0 {
                 continue;
             }
             let d = Data::unpack(word);
-            if d.declarer_rel == declarer_rel && d.strain == self.strain && d.tricks != 0 {
+            if d.strain == self.strain {
                 self.hits += 1;
                 return Some(Probe {
                     lo: d.lo,
@@ -382,19 +387,16 @@ impl TableHandle {
     #[inline]
     pub fn store(&mut self, key: u64, declarer_rel: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
         self.stores += 1;
-        let table = &*self.table;
+        let m = mix(key, declarer_rel);
+        let tag = m >> 16;
         let generation = self.generation;
-        let bucket = &table.buckets[index(key, declarer_rel, self.mask)].0;
+        let bucket = &self.table.buckets[m as usize & self.mask].0;
         let mut victim = 0;
         let mut victim_score = i32::MAX;
         for (i, slot) in bucket.iter().enumerate() {
-            let word = slot.data.load(Relaxed);
+            let word = slot.load(Relaxed);
             let d = Data::unpack(word);
-            if d.tricks != 0
-                && slot.check.load(Relaxed) ^ word == key
-                && d.declarer_rel == declarer_rel
-                && d.strain == self.strain
-            {
+            if d.tricks != 0 && word >> DATA_BITS == tag && d.strain == self.strain {
                 let merged = Data {
                     lo: d.lo.max(lo),
                     hi: d.hi.min(hi),
@@ -403,7 +405,7 @@ impl TableHandle {
                     scope: self.scope,
                     ..d
                 };
-                write(slot, key, merged);
+                slot.store(tag << DATA_BITS | merged.pack(), Relaxed);
                 return;
             }
             // Prefer empty slots, then other scopes' entries, then stale generations,
@@ -413,7 +415,7 @@ impl TableHandle {
             } else if d.strain != self.strain || d.scope != self.scope {
                 -500 + i32::from(d.tricks)
             } else {
-                let age = i32::from(generation.wrapping_sub(d.generation).min(15));
+                let age = i32::from(generation.wrapping_sub(d.generation) & 7);
                 i32::from(d.tricks) * 2 - age * 4
             };
             if score < victim_score {
@@ -422,20 +424,19 @@ impl TableHandle {
             }
         }
         let slot = &bucket[victim];
-        if slot.is_empty() {
+        if slot.load(Relaxed) == 0 {
             self.filled += 1;
         }
         let data = Data {
             lo,
             hi,
-            declarer_rel,
             tricks,
             best,
             generation,
             strain: self.strain,
             scope: self.scope,
         };
-        write(slot, key, data);
+        slot.store(tag << DATA_BITS | data.pack(), Relaxed);
     }
 }
 
@@ -448,28 +449,15 @@ fn strain_tag(strain: Strain) -> u8 {
     }
 }
 
-/// An 8-bit tag of a set of out-of-play cards (a hash: two sets may share a tag, which
+/// A 1-bit tag of a set of out-of-play cards (a hash: two sets may share a tag, which
 /// only weakens the replacement preference, never the bounds).
 fn scope_tag(out_of_play: u32) -> u8 {
-    (out_of_play.wrapping_mul(0x9E37_79B1) >> 24) as u8
+    (out_of_play.wrapping_mul(0x9E37_79B1) >> 31) as u8
 }
 
-/// Writes a slot; a reader that sees one word old and one new fails the key check.
-#[inline]
-fn write(slot: &Slot, key: u64, data: Data) {
-    let word = data.pack();
-    slot.data.store(word, Relaxed);
-    slot.check.store(key ^ word, Relaxed);
-}
-
-/// The per-suit hash code of a trick-boundary position.
-///
-/// `rel` holds the hands relative to the leader: `rel[0]` leader, `rel[1]` next, `rel[2]`
-/// the one after. For each suit, walk the remaining cards from highest to lowest and put
-/// the holder's 2-bit code at bits 2i (i-th remaining card), then the terminator `11`.
-/// Played cards are skipped, so equal neighbours collapse. A full suit (8 cards) needs
-/// 18 bits, but its bits 14..16 hold a holder code (never `11`), so the low 16 bits stay
-/// unique (the seed's argument) and 4 suits fit in 64 bits.
+/// The identity of a trick-boundary position: per suit, the rank of the sequence of
+/// holders of its live cards (leader 0, next 1, the one after 2), from the highest,
+/// among all sequences of at most 8 cards (9,841); four suits in base 9,841.
 #[inline]
 pub(crate) fn key(rel: [u32; 3]) -> u64 {
     let mut key = 0u64;
@@ -478,51 +466,43 @@ pub(crate) fn key(rel: [u32; 3]) -> u64 {
         let h1 = (rel[1] >> shift) & 0xff;
         let h2 = (rel[2] >> shift) & 0xff;
         let live = ((rel[0] >> shift) & 0xff) | h1 | h2;
-        let code = u64::from(holder_bits(h1, live))
-            | (u64::from(holder_bits(h2, live)) << 1)
-            | u64::from(SUIT_TERMINATOR[live as usize]);
-        key |= (code & 0xffff) << (16 * s);
+        let base = (live as usize) << 8;
+        let rank = u64::from(SEQUENCE_START[live as usize])
+            + u64::from(TERNARY[base | h1 as usize])
+            + 2 * u64::from(TERNARY[base | h2 as usize]);
+        key = key * 9841 + rank;
     }
     key
 }
 
-/// The bits of `hand` at the set positions of `live`, gathered to the low end and
-/// spread to the even bit positions 0, 2, ..., 14 (one lookup in a 128 KiB table).
-#[inline]
-fn holder_bits(hand: u32, live: u32) -> u16 {
-    HOLDER_BITS[((live as usize) << 8) | hand as usize]
-}
+static TERNARY: [u16; 65536] = suit_pair_table!(u16, ternary_digits);
 
-static HOLDER_BITS: [u16; 65536] = suit_pair_table!(u16, spread_holder_bits);
-
-/// Per suit, indexed by the live cards: the terminator `11` after their holder codes,
-/// cut to 16 bits like the code (a full suit's lies beyond them).
-static SUIT_TERMINATOR: [u16; 256] = {
+/// Per live mask: the rank of the first holder sequence of its length, (3^k - 1) / 2.
+static SEQUENCE_START: [u16; 256] = {
     let mut t = [0u16; 256];
     let mut live = 0;
     while live < 256 {
-        t[live] = (3u32 << (2 * (live as u32).count_ones())) as u16;
+        t[live] = ((3u32.pow((live as u32).count_ones()) - 1) / 2) as u16;
         live += 1;
     }
     t
 };
 
-/// The bits of `hand` at the set positions of `live`, gathered to the low end and
-/// spread to the even bit positions.
-const fn spread_holder_bits(live: u32, hand: u32) -> u16 {
-    let mut out = 0u16;
-    let mut k = 0;
+/// The sum of 3^i over the i-th live cards (from the highest) held in `hand`.
+const fn ternary_digits(live: u32, hand: u32) -> u16 {
+    let mut out = 0u32;
+    let mut power = 1u32;
     let mut b = 0;
     while b < 8 {
         if live & (1 << b) != 0 {
             if hand & (1 << b) != 0 {
-                out |= 1 << (2 * k);
+                out += power;
             }
-            k += 1;
+            power *= 3;
         }
         b += 1;
     }
-    out
+    out as u16
 }
 
 #[cfg(test)]
@@ -532,14 +512,15 @@ pub(super) mod tests {
 
     #[test]
     fn new_table_is_empty_and_stores() {
+        // Smaller than the least table: rounded up to it.
         let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
         assert!(t
             .table()
             .buckets
             .iter()
-            .all(|b| b.0.iter().all(|s| s.data.load(Relaxed) == 0)));
-        assert_eq!(t.table().capacity(), (1 << 20) / 16);
-        assert_eq!(t.table().slots_in_use(), (1 << 20) / 16);
+            .all(|b| b.0.iter().all(|s| s.load(Relaxed) == 0)));
+        assert_eq!(t.table().capacity(), MIN_BUCKETS * WAYS);
+        assert_eq!(t.table().slots_in_use(), MIN_BUCKETS * WAYS);
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         assert!(t.probe(key, 1).is_none());
         t.store(key, 1, 3, 1, 2, 5);
@@ -565,54 +546,86 @@ pub(super) mod tests {
         assert_eq!(misere.probe(key, 1).map(|p| p.hi), Some(0));
     }
 
-    #[test]
-    fn another_scope_is_replaced_first() {
-        // One bucket of four slots, shared by two analyses with different cards out of
-        // play (so different scopes).
-        let table = Arc::new(Table::new(std::mem::size_of::<Bucket>()));
-        let (mut first, mut second) = (TableHandle::new(table.clone()), TableHandle::new(table));
-        first.set_scope(0b11);
-        second.set_scope(0b11 << 8);
-        assert_ne!(first.scope, second.scope);
-        let keys: Vec<u64> = (1..6)
-            .map(|n| key([0b111, 0b111 << 8, ((1 << n) - 1) << 16]))
-            .collect();
-        // The first analysis leaves three deep entries; the second stores a shallow one.
-        for &k in &keys[..3] {
-            first.store(k, 0, 9, 4, 4, NO_MOVE);
+    /// Distinct position keys (three disjoint random hands) from `seed`.
+    fn random_keys(seed: u64) -> impl Iterator<Item = u64> {
+        let mut seen = std::collections::HashSet::new();
+        let mut x = seed;
+        std::iter::from_fn(move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (a, b) = ((x >> 32) as u32, x as u32);
+            Some(key([a & b, a & !b, !a & b]))
+        })
+        .filter(move |&k| seen.insert(k))
+    }
+
+    /// `n` keys whose entries (declarer seat 0) share one bucket of any table.
+    fn keys_in_one_bucket(n: usize) -> Vec<u64> {
+        let mut buckets: std::collections::HashMap<usize, Vec<u64>> = Default::default();
+        for k in random_keys(7) {
+            let keys = buckets.entry(mix(k, 0) as usize % MIN_BUCKETS).or_default();
+            keys.push(k);
+            if keys.len() == n {
+                return keys.clone();
+            }
         }
-        second.store(keys[3], 0, 3, 1, 1, NO_MOVE);
-        // The bucket is full: the second analysis's next entry must replace one of the
-        // first's, deep as they are, not its own shallow one.
-        second.store(keys[4], 0, 4, 2, 2, NO_MOVE);
-        assert!(second.probe(keys[3], 0).is_some());
-        assert!(second.probe(keys[4], 0).is_some());
-        let kept = keys[..3].iter().filter(|&&k| first.probe(k, 0).is_some());
-        assert_eq!(kept.count(), 2);
+        unreachable!()
     }
 
     #[test]
-    fn grows_when_half_full_keeping_every_entry() {
+    fn another_scope_is_replaced_first() {
+        // One bucket, shared by two analyses with different cards out of play (so
+        // different scopes).
+        let table = Arc::new(Table::new(0));
+        let (mut first, mut second) = (TableHandle::new(table.clone()), TableHandle::new(table));
+        first.set_scope(0b11);
+        let other = (0..)
+            .map(|c| 0b11u32 << c)
+            .find(|&o| scope_tag(o) != first.scope);
+        second.set_scope(other.unwrap());
+        let keys = keys_in_one_bucket(WAYS + 2);
+        // The first analysis leaves deep entries in all but one slot; the second
+        // stores a shallow one.
+        for &k in &keys[..WAYS - 1] {
+            first.store(k, 0, 9, 4, 4, NO_MOVE);
+        }
+        second.store(keys[WAYS - 1], 0, 3, 1, 1, NO_MOVE);
+        // The bucket is full: the second analysis's next entries must replace the
+        // first's, deep as they are, not its own shallow one.
+        second.store(keys[WAYS], 0, 4, 2, 2, NO_MOVE);
+        second.store(keys[WAYS + 1], 0, 4, 2, 2, NO_MOVE);
+        for &k in &keys[WAYS - 1..] {
+            assert!(second.probe(k, 0).is_some());
+        }
+        let kept = keys[..WAYS - 1]
+            .iter()
+            .filter(|&&k| first.probe(k, 0).is_some());
+        assert_eq!(kept.count(), WAYS - 3);
+    }
+
+    #[test]
+    fn grows_when_three_quarters_full_keeping_every_entry() {
         let bucket = std::mem::size_of::<Bucket>();
-        // 2 buckets (8 slots) in use at first, of 16 (64 slots).
-        let table = Arc::new(Table::with_sizes(2 * bucket, 16 * bucket));
+        // The least table in use at first, of four times as many buckets.
+        let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
         let mut t = TableHandle::new(table.clone());
-        let keys: Vec<u64> = (0..40u32)
-            .map(|n| key([n | 1 << 31, (n + 1) << 8, 1 << 20]))
-            .collect();
-        assert_eq!(table.capacity(), 64);
+        let keys: Vec<u64> = random_keys(1).take(2 * MIN_BUCKETS * WAYS).collect();
         let mut in_use = vec![table.slots_in_use()];
-        for (i, &k) in keys.iter().enumerate() {
+        for (i, batch) in keys.chunks(4096).enumerate() {
             t.next_generation();
-            t.store(k, 0, 5, 2, 3, NO_MOVE);
-            let held = |t: &mut TableHandle| -> Vec<u64> {
-                keys[..=i]
+            for &k in batch {
+                t.store(k, 0, 5, 2, 3, NO_MOVE);
+            }
+            let stored = (4096 * (i + 1)).min(keys.len());
+            let grows = 4 * (table.used() + t.filled) >= 3 * table.slots_in_use();
+            let held = |t: &mut TableHandle| -> usize {
+                keys[..stored]
                     .iter()
-                    .copied()
-                    .filter(|&k| t.probe(k, 0).is_some())
-                    .collect()
+                    .filter(|&&k| t.probe(k, 0).is_some())
+                    .count()
             };
-            let before = held(&mut t);
+            let before = if grows { held(&mut t) } else { 0 };
             t.count_filled();
             // The handle takes the new mask at its next solve start.
             t.next_generation();
@@ -621,15 +634,16 @@ pub(super) mod tests {
                 assert_eq!(held(&mut t), before, "lost growing to {}", in_use.len());
             }
         }
-        // Doubling at half fill: 8 slots, then 16, 32 and 64, never more.
-        assert_eq!(in_use, [8, 16, 32, 64]);
+        // Doubling at three quarters full, never past the whole table.
+        let slots = MIN_BUCKETS * WAYS;
+        assert_eq!(in_use, [slots, 2 * slots, 4 * slots]);
         assert!(table.used() <= table.capacity());
     }
 
     #[test]
     fn growing_under_two_threads_never_mixes_up_entries() {
         let bucket = std::mem::size_of::<Bucket>();
-        let table = Arc::new(Table::with_sizes(4 * bucket, 1024 * bucket));
+        let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
         // Each key's bounds are a function of the key, so a hit shows whose entry it is.
         let bounds = |k: u64| ((k % 5) as u8, (k % 5 + k % 3) as u8);
         std::thread::scope(|scope| {
@@ -638,11 +652,11 @@ pub(super) mod tests {
                 scope.spawn(move || {
                     let mut t = TableHandle::new(table);
                     let mut x = seed;
-                    for _ in 0..20_000 {
+                    for _ in 0..150_000 {
                         t.next_generation();
                         for _ in 0..4 {
                             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-                            let k = (x >> 33) % 3000 + 1;
+                            let k = (x >> 33) % 1_000_000 + 1;
                             if let Some(p) = t.probe(k, 0) {
                                 assert_eq!((p.lo, p.hi), bounds(k), "key {k}");
                             }
@@ -654,23 +668,29 @@ pub(super) mod tests {
                 });
             }
         });
-        // 3,000 keys: the table grew from 16 slots to at least 4,096.
-        assert!(table.slots_in_use() >= 4096, "{}", table.slots_in_use());
+        // About 700,000 keys: the table grew at least once.
+        assert!(
+            table.slots_in_use() > MIN_BUCKETS * WAYS,
+            "{}",
+            table.slots_in_use()
+        );
     }
 
-    #[test]
-    fn seed_example_code() {
-        // Highest spade with the next player (01), second with the one after (10),
-        // last with the leader (00): code 11 00 10 01.
-        let rel = [1 << 7, 1 << 0, 1 << 3];
-        assert_eq!(key(rel) & 0xffff, 0b11_00_10_01);
-        // Other suits are empty: terminator only.
-        assert_eq!(key(rel) >> 16, 0b11 | 0b11 << 16 | 0b11 << 32);
+    /// The holders (0 leader, 1 next, 2 the one after) of each suit's cards in hands,
+    /// from the highest: what a key stands for.
+    fn holder_sequences(rel: [u32; 3]) -> Vec<Vec<usize>> {
+        (0..4)
+            .map(|s| {
+                (8 * s..8 * s + 8)
+                    .filter_map(|card| rel.iter().position(|h| h & (1 << card) != 0))
+                    .collect()
+            })
+            .collect()
     }
 
     #[test]
     fn played_small_cards_collapse() {
-        // Leader AK, next QJ vs leader AK, next Q7 (J..8 gone): same code.
+        // Leader AK, next QJ vs leader AK, next Q7 (J..8 gone): same key.
         let a = [0b11, 0b1100, 0];
         let b = [0b11, 0b1000_0100, 0];
         assert_eq!(key(a), key(b));
@@ -678,45 +698,93 @@ pub(super) mod tests {
         assert_ne!(key(a), key(c));
     }
 
-    /// The key straight from its definition: per suit, holder codes from the highest
-    /// remaining card down, then the terminator `11`, cut to 16 bits.
-    fn key_by_definition(rel: [u32; 3]) -> u64 {
-        let mut key = 0u64;
-        for s in 0..4 {
-            let mut code = 0u64;
-            let mut i = 0;
-            for card in 8 * s..8 * s + 8 {
-                if let Some(holder) = rel.iter().position(|h| h & (1 << card) != 0) {
-                    code |= (holder as u64) << (2 * i);
-                    i += 1;
+    /// Every holder sequence of one suit (each of its 8 cards with one of the three
+    /// hands or gone: 4^8 cases) gets one rank, and distinct sequences distinct
+    /// ranks, 9,841 in all.
+    #[test]
+    fn suit_ranks_are_one_per_holder_sequence() {
+        let mut rank_of = std::collections::HashMap::new();
+        let mut sequence_of = std::collections::HashMap::new();
+        for owners in 0..1u32 << 16 {
+            let mut rel = [0u32; 3];
+            for card in 0..8 {
+                let owner = (owners >> (2 * card)) & 3;
+                if owner < 3 {
+                    rel[owner as usize] |= 1 << card;
                 }
             }
-            code |= 3 << (2 * i);
-            key |= (code & 0xffff) << (16 * s);
+            // The other suits are empty (rank 0): the key is the rank times 9841^3.
+            let rank = key(rel) / 9841u64.pow(3);
+            assert_eq!(key(rel) % 9841u64.pow(3), 0);
+            let sequence = holder_sequences(rel).swap_remove(0);
+            assert_eq!(*rank_of.entry(sequence.clone()).or_insert(rank), rank);
+            assert_eq!(
+                *sequence_of.entry(rank).or_insert(sequence.clone()),
+                sequence
+            );
         }
-        key
+        assert_eq!(rank_of.len(), 9841);
+        assert!(rank_of.values().all(|&r| r < 9841));
     }
 
     proptest::proptest! {
-        /// Each card goes to one of the three hands or is gone (0..4).
+        /// Two positions share a key exactly when they share the holder sequences of
+        /// every suit. Each card goes to one of the three hands or is gone (0..4); the
+        /// second position moves a few cards of the first.
         #[test]
-        fn key_matches_its_definition(owners in proptest::collection::vec(0u8..4, 32)) {
-            let mut rel = [0u32; 3];
-            for (card, &owner) in owners.iter().enumerate() {
-                if owner < 3 {
-                    rel[usize::from(owner)] |= 1 << card;
+        fn keys_are_equal_exactly_for_equal_holder_sequences(
+            owners in proptest::collection::vec(0u8..4, 32),
+            moves in proptest::collection::vec((0usize..32, 0u8..4), 0..3),
+        ) {
+            let hands = |owners: &[u8]| {
+                let mut rel = [0u32; 3];
+                for (card, &owner) in owners.iter().enumerate() {
+                    if owner < 3 {
+                        rel[usize::from(owner)] |= 1 << card;
+                    }
                 }
+                rel
+            };
+            let mut other = owners.clone();
+            for (card, owner) in moves {
+                other[card] = owner;
             }
-            proptest::prop_assert_eq!(key(rel), key_by_definition(rel));
+            let (a, b) = (hands(&owners), hands(&other));
+            proptest::prop_assert_eq!(
+                key(a) == key(b),
+                holder_sequences(a) == holder_sequences(b)
+            );
+            proptest::prop_assert!(key(a) < 9841u64.pow(4));
+        }
+
+        /// The mixing is a bijection of the identities: its inverse gives them back.
+        #[test]
+        fn mixing_keeps_identities_apart(k in 0..9841u64.pow(4), rel in 0u8..3) {
+            proptest::prop_assert_eq!(unmix(mix(k, rel)), k * 3 + u64::from(rel));
         }
     }
 
-    #[test]
-    fn full_suit_stays_unique() {
-        // All 8 cards present vs 7 cards whose holders match the low bits.
-        let full = [0xff, 0, 0];
-        let seven = [0x7f, 0, 0];
-        assert_ne!(key(full) & 0xffff, key(seven) & 0xffff);
+    /// The inverse of [`mix`]: each step undone in reverse order.
+    fn unmix(mut x: u64) -> u64 {
+        let undo_xorshift = |x: u64, shift: u32| {
+            let mut y = x;
+            for _ in 0..IDENTITY_BITS / shift + 1 {
+                y = x ^ (y >> shift);
+            }
+            y
+        };
+        // The inverse of an odd multiplier modulo 2^64 (Newton's iteration).
+        let inverse = |a: u64| {
+            let mut y = a;
+            for _ in 0..6 {
+                y = y.wrapping_mul(2u64.wrapping_sub(a.wrapping_mul(y)));
+            }
+            y
+        };
+        x = undo_xorshift(x, 27);
+        x = x.wrapping_mul(inverse(0xD6E8_FEB8_6659_FD93)) & IDENTITY_MASK;
+        x = undo_xorshift(x, 28);
+        x.wrapping_mul(inverse(0x9E37_79B9_7F4A_7C15)) & IDENTITY_MASK
     }
 
     /// A table file path under the temporary directory, removed when dropped.
@@ -742,9 +810,9 @@ pub(super) mod tests {
         let file = TempTableFile::new("shared");
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         // Two mappings of one file, as two processes would have.
-        let first = Arc::new(Table::open_file(&file.0, 1 << 20).unwrap());
-        let second = Arc::new(Table::open_file(&file.0, 1 << 20).unwrap());
-        assert_eq!(first.capacity(), (1 << 20) / 16);
+        let first = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
+        let second = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
+        assert_eq!(first.capacity(), (4 << 20) / 8);
         let (mut a, mut b) = (TableHandle::new(first), TableHandle::new(second));
         a.next_generation();
         b.next_generation();
@@ -761,23 +829,23 @@ pub(super) mod tests {
         assert_eq!(b.table().used(), 1);
         drop((a, b));
         // Every user gone, the entries stay for the next one.
-        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 1 << 20).unwrap()));
+        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 4 << 20).unwrap()));
         assert_eq!(c.probe(key, 1).map(|p| p.hi), Some(2));
-        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (1 << 20));
+        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (4 << 20));
     }
 
     #[test]
     fn a_table_file_of_another_size_format_or_mode_is_refused_and_left_alone() {
         use crate::TableFileError;
         let file = TempTableFile::new("refused");
-        drop(Table::open_file(&file.0, 1 << 20).unwrap());
-        let err = Table::open_file(&file.0, 2 << 20).err().unwrap();
+        drop(Table::open_file(&file.0, 4 << 20).unwrap());
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(
             matches!(
                 err,
                 TableFileError::Size {
-                    found_mib: 1,
-                    wanted_mib: 2,
+                    found_mib: 4,
+                    wanted_mib: 8,
                     ..
                 }
             ),
@@ -787,12 +855,12 @@ pub(super) mod tests {
         let mut bytes = std::fs::read(&file.0).unwrap();
         bytes[8] = 99;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
         assert!(err.to_string().contains("format 99"), "{err}");
         // Not a table at all: refused, and not overwritten.
         for content in [&b"precious"[..], &[0u8; 5000][..]] {
             std::fs::write(&file.0, content).unwrap();
-            let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+            let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
             assert!(matches!(err, TableFileError::Format { .. }), "{err}");
             assert_eq!(std::fs::read(&file.0).unwrap(), content);
         }
@@ -800,19 +868,19 @@ pub(super) mod tests {
         bytes.truncate(4096 + 64);
         bytes[8] = TABLE_FORMAT as u8;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
         assert!(err.to_string().contains("bytes long"), "{err}");
         // Writable by others: refused, whatever it holds.
         std::fs::remove_file(&file.0).unwrap();
-        drop(Table::open_file(&file.0, 1 << 20).unwrap());
+        drop(Table::open_file(&file.0, 4 << 20).unwrap());
         let others_write = std::os::unix::fs::PermissionsExt::from_mode(0o622);
         std::fs::set_permissions(&file.0, others_write).unwrap();
-        let err = Table::open_file(&file.0, 1 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
         assert!(err.to_string().contains("mode 622"), "{err}");
         let dir = std::env::temp_dir()
             .join("deckhand-no-such-dir")
             .join("t.table");
-        let err = Table::open_file(&dir, 1 << 20).err().unwrap();
+        let err = Table::open_file(&dir, 4 << 20).err().unwrap();
         assert!(matches!(err, TableFileError::Io { .. }), "{err}");
     }
 
@@ -822,7 +890,7 @@ pub(super) mod tests {
     #[test]
     fn format_is_pinned() {
         let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
-        let mut mix = |x: u64| {
+        let mut mix_in = |x: u64| {
             for byte in x.to_le_bytes() {
                 fingerprint = (fingerprint ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
             }
@@ -836,20 +904,19 @@ pub(super) mod tests {
             let (a, b) = ((x >> 32) as u32, x as u32);
             let rel = [a & b, a & !b, !a & b];
             let k = key(rel);
-            mix(k);
-            mix(index(k, (x % 3) as u8, 0xffff) as u64);
+            mix_in(k);
+            mix_in(super::mix(k, (x % 3) as u8));
         }
         let data = Data {
             lo: 1,
             hi: 2,
-            declarer_rel: 3,
             tricks: 4,
             best: 5,
             generation: 6,
             strain: 7,
-            scope: 8,
+            scope: 1,
         };
-        mix(data.pack());
+        mix_in(data.pack());
         for strain in [
             Strain::Trump(crate::Suit::Spades),
             Strain::Trump(crate::Suit::Hearts),
@@ -858,13 +925,13 @@ pub(super) mod tests {
             Strain::NoTrump,
             Strain::Misere,
         ] {
-            mix(u64::from(strain_tag(strain)));
+            mix_in(u64::from(strain_tag(strain)));
         }
-        mix(std::mem::size_of::<Bucket>() as u64);
-        mix(WAYS as u64);
+        mix_in(std::mem::size_of::<Bucket>() as u64);
+        mix_in(WAYS as u64);
         assert_eq!(
             (TABLE_FORMAT, fingerprint),
-            (1, 1_998_471_854_469_890_197),
+            (2, 17_027_027_979_895_899_472),
             "the table's format changed: bump TABLE_FORMAT and update this fingerprint"
         );
     }
