@@ -42,16 +42,17 @@ pub const DEFAULT_TT_BYTES: usize = 64 << 20;
 /// analysis fills a few megabytes.
 const INITIAL_TT_BYTES: usize = 4 << 20;
 
-/// The fewest buckets of a table (4 MB): the bucket index holds the low 16 bits of the
-/// mixed identity, the slot's tag the rest.
-const MIN_BUCKETS: usize = 1 << 16;
+/// The fewest buckets of a table (4 MB): the bucket index holds the low
+/// [`INDEX_BITS`] bits of the mixed identity, the slot's tag the rest.
+const MIN_BUCKETS: usize = 1 << INDEX_BITS;
+const INDEX_BITS: u32 = 16;
 
-/// A slot word: the tag (the mixed identity from bit 16 up, 39 bits) above 25 bits of
-/// [`Data`].
+/// A slot word: the tag (the mixed identity from bit [`INDEX_BITS`] up, 39 bits) above
+/// 25 bits of [`Data`]. The zero word is an empty slot: an entry has tricks left.
 const DATA_BITS: u32 = 25;
 const IDENTITY_BITS: u32 = 55;
 const IDENTITY_MASK: u64 = (1 << IDENTITY_BITS) - 1;
-const _: () = assert!(IDENTITY_BITS - MIN_BUCKETS.trailing_zeros() + DATA_BITS == 64);
+const _: () = assert!(IDENTITY_BITS - INDEX_BITS + DATA_BITS == 64);
 
 /// The fields of a slot's data bits, and their widths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +198,7 @@ impl Table {
 
     /// Doubles the buckets in use, if `mask` is still the table's and there are more
     /// buckets. Each entry of bucket `j` stays there or moves to bucket `j + count`, as
-    /// the next bit of its mixed identity says (its tag's bit `log2(count) - 16`): that
+    /// the next bit of its mixed identity says (its tag's bit `log2(count) - INDEX_BITS`): that
     /// bucket is new and empty, so every entry fits. Another thread already growing the
     /// table makes this a no-op.
     ///
@@ -211,7 +212,7 @@ impl Table {
             return;
         }
         if self.mask.load(Ordering::Acquire) == mask {
-            let bit = count.trailing_zeros() - 16;
+            let bit = count.trailing_zeros() - INDEX_BITS;
             for (j, bucket) in self.buckets[..count].iter().enumerate() {
                 for slot in &bucket.0 {
                     let word = slot.load(Relaxed);
@@ -337,6 +338,13 @@ impl TableHandle {
         self.mask = self.table.mask.load(Ordering::Acquire);
     }
 
+    /// The bucket of a position among the buckets in use, and its slot's tag.
+    #[inline]
+    fn place(&self, key: u64, declarer_rel: u8) -> (usize, u64) {
+        let m = mix(key, declarer_rel);
+        (m as usize & self.mask, m >> INDEX_BITS)
+    }
+
     /// Starts loading the bucket of a position that is about to be probed.
     #[inline]
     pub fn prefetch(&self, key: u64, declarer_rel: u8) {
@@ -346,7 +354,7 @@ impl TableHandle {
                 .table
                 .buckets
                 .as_ptr()
-                .wrapping_add(mix(key, declarer_rel) as usize & self.mask);
+                .wrapping_add(self.place(key, declarer_rel).0);
             // SAFETY: prefetching is a hint; it never faults, even on a bad address.
             #[allow(unused_unsafe)]
             unsafe {
@@ -361,13 +369,11 @@ impl TableHandle {
     #[inline]
     pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
         self.probes += 1;
-        let m = mix(key, declarer_rel);
-        let tag = m >> 16;
-        let bucket = &self.table.buckets[m as usize & self.mask];
-        for slot in &bucket.0 {
+        let (bucket, tag) = self.place(key, declarer_rel);
+        for slot in &self.table.buckets[bucket].0 {
             let word = slot.load(Relaxed);
-            // An empty slot (all zero) has tag 0 too: a stored entry has tricks left.
-            if word >> DATA_BITS != tag || word & (15 << 8) == 0 {
+            // An empty slot has tag 0 too.
+            if word >> DATA_BITS != tag || word == 0 {
                 continue;
             }
             let d = Data::unpack(word);
@@ -387,16 +393,15 @@ impl TableHandle {
     #[inline]
     pub fn store(&mut self, key: u64, declarer_rel: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
         self.stores += 1;
-        let m = mix(key, declarer_rel);
-        let tag = m >> 16;
+        let (bucket, tag) = self.place(key, declarer_rel);
         let generation = self.generation;
-        let bucket = &self.table.buckets[m as usize & self.mask].0;
+        let bucket = &self.table.buckets[bucket].0;
         let mut victim = 0;
         let mut victim_score = i32::MAX;
         for (i, slot) in bucket.iter().enumerate() {
             let word = slot.load(Relaxed);
             let d = Data::unpack(word);
-            if d.tricks != 0 && word >> DATA_BITS == tag && d.strain == self.strain {
+            if word != 0 && word >> DATA_BITS == tag && d.strain == self.strain {
                 let merged = Data {
                     lo: d.lo.max(lo),
                     hi: d.hi.min(hi),
@@ -410,7 +415,7 @@ impl TableHandle {
             }
             // Prefer empty slots, then other scopes' entries, then stale generations,
             // then the shallowest entry.
-            let score = if d.tricks == 0 {
+            let score = if word == 0 {
                 -1000
             } else if d.strain != self.strain || d.scope != self.scope {
                 -500 + i32::from(d.tricks)
