@@ -379,6 +379,28 @@ class Run:
         figures.update(extra)
         return figures
 
+    def back_at_work(self, c: Cluster, name: str, solved: int, since: float, batch: Batch,
+                     fresh: Problem) -> float | None:
+        """Seconds from `since` until worker `name` has solved more than `solved` layouts
+        during `batch`; None when the batch ends first. Then a new analysis of `fresh`
+        must use the worker."""
+        def progress():
+            if c.list_workers().get(name, {}).get("solved", 0) > solved:
+                return ("working", time.time() - since)
+            return None if batch.running() else ("ended", None)
+
+        how, seconds = c.wait_for(f"{name} to work again", progress, timeout=40)
+        if how == "ended":
+            # Its driver redials with a backoff of up to 5 s: wait until it is up.
+            c.wait_workers_up([name])
+            # A problem none of the tables holds: the warm workers alone would
+            # finish another copy of the batch's problem in a fraction of a
+            # second, before the worker reports its first layouts.
+            Batch(c, fresh, 1, "after").wait()
+            if c.list_workers()[name]["solved"] <= solved:
+                raise AssertionError(f"{name} got no work after it came back")
+        return seconds
+
     # -- the scenarios ------------------------------------------------------
 
     def healthy(self, c: Cluster) -> dict:
@@ -403,19 +425,9 @@ class Run:
         time.sleep(max(0, cut_at + 30 - time.time()))
         c.hosts.heal("w1")
         healed_at = time.time()
-        solved = c.list_workers()["w1"]["solved"]
-        back = c.wait_for("w1 to work again", lambda: c.list_workers()["w1"]["solved"] > solved
-                          and time.time() - healed_at, timeout=40) if batch.running() else None
+        back = self.back_at_work(c, "w1", c.list_workers()["w1"]["solved"], healed_at, batch,
+                                 problems()["preferansRu4"])
         taken = batch.wait()
-        if back is None:  # the job ended first: a new one must use w1 again
-            # Its driver redials with a backoff of up to 5 s: wait until it is up.
-            c.wait_workers_up(["w1"])
-            # A problem none of the tables holds: the warm workers alone would
-            # finish another copy of the batch's problem in a fraction of a
-            # second, before w1 reports its first layouts.
-            Batch(c, problems()["preferansRu4"], 1, "after").wait()
-            if c.list_workers()["w1"]["solved"] <= solved:
-                raise AssertionError("w1 got no work after the link healed")
         return self.figures(c, batch, taken, notice, reused_after_heal_s=back and round(back, 1))
 
     def frozen(self, c: Cluster) -> dict:
@@ -430,9 +442,8 @@ class Run:
         forgotten = "w2" not in c.list_workers()
         c.workers["w2"].signal(signal.SIGCONT)
         resumed_at = time.time()
-        back = c.wait_for("w2 registered and working",
-                          lambda: c.list_workers().get("w2", {}).get("solved", 0) > 0
-                          and time.time() - resumed_at, timeout=40) if batch.running() else None
+        # Forgotten, w2 registers afresh: its count of solved layouts starts at 0.
+        back = self.back_at_work(c, "w2", 0, resumed_at, batch, problems()["preferansRu3"])
         taken = batch.wait()
         return self.figures(c, batch, taken, notice, forgotten_while_frozen=forgotten,
                             reused_after_resume_s=back and round(back, 1))
