@@ -432,7 +432,7 @@ class Run:
 
     def frozen(self, c: Cluster) -> dict:
         """w2 (registered) is frozen with SIGSTOP for 20 s (past the heartbeat timeout), then resumed."""
-        batch = Batch(c, self.problem, self.copies(35))
+        batch = Batch(c, self.problem, self.copies(60))
         c.wait_for("w2 busy", lambda: c.list_workers()["w2"]["solved"] > 0)
         stop_at = time.time()
         c.workers["w2"].signal(signal.SIGSTOP)
