@@ -198,9 +198,9 @@ impl Table {
 
     /// Doubles the buckets in use, if `mask` is still the table's and there are more
     /// buckets. Each entry of bucket `j` stays there or moves to bucket `j + count`, as
-    /// the next bit of its mixed identity says (its tag's bit `log2(count) - INDEX_BITS`): that
-    /// bucket is new and empty, so every entry fits. Another thread already growing the
-    /// table makes this a no-op.
+    /// the next bit of its mixed identity says (its tag's bit
+    /// `log2(count) - INDEX_BITS`): that bucket is new and empty, so every entry fits.
+    /// Another thread already growing the table makes this a no-op.
     ///
     /// Other threads go on solving meanwhile with the old mask, until their next solve:
     /// they miss the entries moved, and their own stores to those may land where the
