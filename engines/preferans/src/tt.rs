@@ -85,7 +85,7 @@ impl Data {
             | u64::from(self.hi & 15) << 4
             | u64::from(self.tricks & 15) << 8
             | u64::from(best) << 12
-            | u64::from(self.strain & 7) << 18
+            | u64::from(self.strain & 7) << STRAIN_SHIFT
             | u64::from(self.generation & 7) << 21
             | u64::from(self.scope & 1) << 24
     }
@@ -98,7 +98,7 @@ impl Data {
             hi: ((word >> 4) & 15) as u8,
             tricks: ((word >> 8) & 15) as u8,
             best: if best >= 32 { NO_MOVE } else { best },
-            strain: ((word >> 18) & 7) as u8,
+            strain: ((word >> STRAIN_SHIFT) & 7) as u8,
             generation: ((word >> 21) & 7) as u8,
             scope: ((word >> 24) & 1) as u8,
         }
@@ -106,6 +106,11 @@ impl Data {
 }
 
 const WAYS: usize = 8;
+/// Where a slot's strain starts in its data bits.
+const STRAIN_SHIFT: u32 = 18;
+/// The bits of a slot word that must equal the searched position's: its tag and the
+/// strain.
+const MATCH_BITS: u64 = !0 << DATA_BITS | 7 << STRAIN_SHIFT;
 
 #[repr(C, align(64))]
 #[derive(Default)]
@@ -370,23 +375,27 @@ impl TableHandle {
     pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
         self.probes += 1;
         let (bucket, tag) = self.place(key, declarer_rel);
+        // The slot whose tag and strain are this position's (an empty slot, the zero
+        // word, has no strain). All eight are read and the match is kept by a
+        // conditional move: where it sits is data, and a branch on it mispredicts.
+        let want = tag << DATA_BITS | u64::from(self.strain) << STRAIN_SHIFT;
+        let mut found = 0;
         for slot in &self.table.buckets[bucket].0 {
             let word = slot.load(Relaxed);
-            // An empty slot has tag 0 too.
-            if word >> DATA_BITS != tag || word == 0 {
-                continue;
-            }
-            let d = Data::unpack(word);
-            if d.strain == self.strain {
-                self.hits += 1;
-                return Some(Probe {
-                    lo: d.lo,
-                    hi: d.hi,
-                    best: d.best,
-                });
+            if (word ^ want) & MATCH_BITS == 0 {
+                found = word;
             }
         }
-        None
+        if found == 0 {
+            return None;
+        }
+        self.hits += 1;
+        let d = Data::unpack(found);
+        Some(Probe {
+            lo: d.lo,
+            hi: d.hi,
+            best: d.best,
+        })
     }
 
     /// Narrows the stored bounds (or inserts a new entry) for this position.
@@ -396,37 +405,47 @@ impl TableHandle {
         let (bucket, tag) = self.place(key, declarer_rel);
         let generation = self.generation;
         let bucket = &self.table.buckets[bucket].0;
+        // As in `probe`, the slot of this position is found without a branch on where
+        // it sits; so is the victim, should there be none.
+        let want = tag << DATA_BITS | u64::from(self.strain) << STRAIN_SHIFT;
+        let (mut matched, mut matched_word) = (WAYS, 0);
         let mut victim = 0;
         let mut victim_score = i32::MAX;
         for (i, slot) in bucket.iter().enumerate() {
             let word = slot.load(Relaxed);
-            let d = Data::unpack(word);
-            if word != 0 && word >> DATA_BITS == tag && d.strain == self.strain {
-                let merged = Data {
-                    lo: d.lo.max(lo),
-                    hi: d.hi.min(hi),
-                    best: if best != NO_MOVE { best } else { d.best },
-                    generation,
-                    scope: self.scope,
-                    ..d
-                };
-                slot.store(tag << DATA_BITS | merged.pack(), Relaxed);
-                return;
+            if (word ^ want) & MATCH_BITS == 0 {
+                (matched, matched_word) = (i, word);
             }
             // Prefer empty slots, then other scopes' entries, then stale generations,
             // then the shallowest entry.
+            let d = Data::unpack(word);
+            let age = i32::from(generation.wrapping_sub(d.generation) & 7);
             let score = if word == 0 {
                 -1000
             } else if d.strain != self.strain || d.scope != self.scope {
                 -500 + i32::from(d.tricks)
             } else {
-                let age = i32::from(generation.wrapping_sub(d.generation) & 7);
                 i32::from(d.tricks) * 2 - age * 4
             };
             if score < victim_score {
                 victim_score = score;
                 victim = i;
             }
+        }
+        if let Some(slot) = bucket.get(matched) {
+            // The word read above: another thread may have put another position there
+            // since, and its bounds must not be merged under this tag.
+            let d = Data::unpack(matched_word);
+            let merged = Data {
+                lo: d.lo.max(lo),
+                hi: d.hi.min(hi),
+                best: if best != NO_MOVE { best } else { d.best },
+                generation,
+                scope: self.scope,
+                ..d
+            };
+            slot.store(tag << DATA_BITS | merged.pack(), Relaxed);
+            return;
         }
         let slot = &bucket[victim];
         if slot.load(Relaxed) == 0 {
@@ -576,6 +595,29 @@ pub(super) mod tests {
             }
         }
         unreachable!()
+    }
+
+    #[test]
+    fn each_slot_of_a_full_bucket_answers_for_its_own_position() {
+        let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
+        t.set_strain(Strain::Trump(crate::Suit::Spades));
+        let all = keys_in_one_bucket(WAYS + 1);
+        let (keys, absent) = all.split_at(WAYS);
+        let bounds = |i: usize| (i as u8 % 5, 5 + i as u8 % 5);
+        for (i, &k) in keys.iter().enumerate() {
+            let (lo, hi) = bounds(i);
+            t.store(k, 0, 9, lo, hi, i as u8);
+        }
+        // A second store narrows the entry of its own position, wherever it sits.
+        for (i, &k) in keys.iter().enumerate() {
+            t.store(k, 0, 9, bounds(i).0 + 1, 9, NO_MOVE);
+        }
+        for (i, &k) in keys.iter().enumerate() {
+            let p = t.probe(k, 0).expect("every entry is held");
+            let (lo, hi) = bounds(i);
+            assert_eq!((p.lo, p.hi, p.best), (lo + 1, hi, i as u8), "position {i}");
+        }
+        assert!(t.probe(absent[0], 0).is_none());
     }
 
     #[test]
