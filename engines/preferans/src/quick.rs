@@ -36,15 +36,12 @@ fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
     let mut full = 0;
     let mut partial = 0;
     for s in 0..4 {
-        let k = top_run(me, live, s);
-        if k == 0 {
-            continue;
-        }
-        let sm = suit_mask(s);
-        if sm & trumps != 0 {
-            // Trumps are counted by [`SURE_TRUMPS`].
-            continue;
-        }
+        // Trumps are counted by [`SURE_TRUMPS`].
+        let k = if suit_mask(s) & trumps == 0 {
+            top_run(me, live, s)
+        } else {
+            0
+        };
         let mut limit = k;
         if trumps != 0 {
             for o in others {

@@ -68,14 +68,13 @@ pub(crate) const fn beats(a: u8, b: u8, trumps: u32) -> bool {
 /// Index (0..3) of the winning card of a complete trick, in play order.
 #[inline]
 pub(crate) const fn trick_winner(cards: [u8; 3], trumps: u32) -> usize {
-    let mut best = 0;
-    if beats(cards[1], cards[0], trumps) {
-        best = 1;
+    let second = beats(cards[1], cards[0], trumps);
+    let winning = if second { cards[1] } else { cards[0] };
+    if beats(cards[2], winning, trumps) {
+        2
+    } else {
+        second as usize
     }
-    if beats(cards[2], cards[best], trumps) {
-        best = 2;
-    }
-    best
 }
 
 /// The cards of `cands` (a subset of `hand`) that are not equivalent to a higher card:
@@ -86,12 +85,9 @@ pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
     let mut out = 0;
     for s in 0..4 {
         let shift = 8 * s;
-        let c = (cands >> shift) & 0xff;
-        if c != 0 {
-            let h = (hand >> shift) & 0xff;
-            let l = (live >> shift) & 0xff;
-            out |= u32::from(SUIT_REPRESENTATIVES[((l as usize) << 8) | h as usize]) << shift;
-        }
+        let h = (hand >> shift) & 0xff;
+        let l = (live >> shift) & 0xff;
+        out |= u32::from(SUIT_REPRESENTATIVES[((l as usize) << 8) | h as usize]) << shift;
     }
     out & cands
 }
