@@ -187,13 +187,10 @@ pub(crate) fn misere_pairing(hands: &[u32; 3], leader: usize, declarer: usize) -
     for s in 0..4 {
         let shift = 8 * s;
         let (d, o) = ((decl >> shift) & 0xff, (defs >> shift) & 0xff);
-        if d == 0 || o == 0 {
-            continue;
-        }
+        // A suit one side lacks reads DUCKS alone: it pairs and is no safe lead. No
+        // branch skips it: which suits those are is data, and mispredicted often.
         let safety = MISERE_SUIT[((d as usize) << 8) | o as usize];
-        if safety & DUCKS == 0 {
-            unpaired |= 1 << s;
-        }
+        unpaired |= u32::from(safety & DUCKS == 0) << s;
         can_lead |= safety & ALL_BELOW != 0;
     }
     if unpaired != 0 {
@@ -559,6 +556,11 @@ mod tests {
         assert_eq!(flags("J9", "T8"), 0);
         // More declarer cards than defenders': the last ones are never led into.
         assert_eq!(flags("A97", "8"), DUCKS);
+        // A suit only one side holds pairs, and is no safe lead.
+        for cards in 1..256 {
+            assert_eq!(MISERE_SUIT[cards << 8], DUCKS);
+            assert_eq!(MISERE_SUIT[cards], DUCKS);
+        }
     }
 
     #[test]
