@@ -96,6 +96,7 @@ impl Search<'_> {
         MoveList { cards, len }
     }
 
+    #[inline(always)]
     fn lead_score(&self, p: usize, c: u8) -> i32 {
         let s = suit_of(c);
         let sm = suit_mask(s);

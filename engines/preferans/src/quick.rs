@@ -65,7 +65,7 @@ fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
 /// side (a defender's only in no-trump games): distinct tricks, won by trumps and by
 /// side cards. A defender's trumps are matched against the declarer's only: a higher
 /// trump of the other defender still takes the trick for the defenders.
-#[inline]
+#[inline(always)]
 pub(crate) fn bounds(
     hands: &[u32; 3],
     n: u32,
@@ -178,7 +178,7 @@ const fn sure_trumps(mine: u32, theirs: u32) -> u8 {
 /// defender's card of it: its lowest then loses, and that suit keeps the rule.
 ///
 /// The suits that fail the pairing are returned to be checked by [`covered`].
-#[inline]
+#[inline(always)]
 pub(crate) fn misere_pairing(hands: &[u32; 3], leader: usize, declarer: usize) -> Pairing {
     let decl = hands[declarer];
     let defs = hands[seat_after(declarer, 1)] | hands[seat_after(declarer, 2)];
@@ -248,7 +248,7 @@ fn misere_clean(hands: &[u32; 3], leader: usize, declarer: usize) -> bool {
 ///
 /// On lead, the declarer leads a covered suit, which `y` wins; that trick may give a
 /// defender one discard more.
-#[inline]
+#[inline(always)]
 pub(crate) fn covered(
     hands: &[u32; 3],
     declarer: usize,

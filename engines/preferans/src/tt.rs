@@ -1,12 +1,20 @@
 //! Transposition table over trick-boundary positions.
 //!
-//! A position's identity is its key (see [`key`]) and the declarer's seat relative to
-//! the leader: under 2^55 values, mixed by a bijection ([`mix`]). The mixed identity's
-//! low bits pick the bucket and its bits from 16 up are the slot's tag, so the bucket
-//! (at least 2^16 of them) and the tag together name the position exactly: no two
-//! positions ever share an entry. An entry holds a lower and an upper bound on the
-//! declarer's tricks in the remaining tricks, plus the best lead seen, in 8 bytes: a
-//! 64-byte bucket holds 8.
+//! A position's identity is its key (see [`key`]), the declarer's seat relative to the
+//! leader, and whether the entry is the position's own or its class's (see
+//! [`class_key`]): under 2^56 values, mixed by a bijection ([`mix`]). The mixed
+//! identity's low bits pick the bucket and its bits from 17 up are the slot's tag, so
+//! the bucket (at least 2^17 of them) and the tag together name the entry exactly: no
+//! two positions (or classes) ever share an entry. An entry holds a lower and an upper
+//! bound on the declarer's tricks in the remaining tricks, plus the best lead seen, in
+//! 8 bytes: a 64-byte bucket holds 8.
+//!
+//! A class entry holds for every position of its class: two positions are in one class
+//! when they differ only in which defender holds which of the cards below the
+//! declarer's lowest card of each suit (its tail cards, [`tail_cards`]), each defender
+//! holding as many of them. The search stores a bound as its class's when its proof
+//! never compared two tail cards (see search.rs); a bound found in one layout then
+//! serves every layout that deals the defenders' small cards otherwise.
 //!
 //! Every entry carries the strain it was found in (a tag, so one table can serve
 //! several strains, and a new strain needs no clearing: the old entries are stale and
@@ -40,17 +48,17 @@ pub const DEFAULT_TT_BYTES: usize = 64 << 20;
 /// touched until needed: on a virtual machine the first touch of fresh memory is the
 /// dearest part of making a table (about 8 ms per 2 MB huge page on ours), and a short
 /// analysis fills a few megabytes.
-const INITIAL_TT_BYTES: usize = 4 << 20;
+const INITIAL_TT_BYTES: usize = 8 << 20;
 
-/// The fewest buckets of a table (4 MB): the bucket index holds the low
+/// The fewest buckets of a table (8 MB): the bucket index holds the low
 /// [`INDEX_BITS`] bits of the mixed identity, the slot's tag the rest.
 const MIN_BUCKETS: usize = 1 << INDEX_BITS;
-const INDEX_BITS: u32 = 16;
+const INDEX_BITS: u32 = 17;
 
 /// A slot word: the tag (the mixed identity from bit [`INDEX_BITS`] up, 39 bits) above
 /// 25 bits of [`Data`]. The zero word is an empty slot: an entry has tricks left.
 const DATA_BITS: u32 = 25;
-const IDENTITY_BITS: u32 = 55;
+const IDENTITY_BITS: u32 = 56;
 const IDENTITY_MASK: u64 = (1 << IDENTITY_BITS) - 1;
 const _: () = assert!(IDENTITY_BITS - INDEX_BITS + DATA_BITS == 64);
 
@@ -142,7 +150,7 @@ pub(crate) struct Table {
 
 impl Table {
     /// A table of about `bytes` bytes (rounded down to a power of two number of 64-byte
-    /// buckets, at least 4 MB), of which it uses a part at first (see
+    /// buckets, at least 8 MB), of which it uses a part at first (see
     /// [`INITIAL_TT_BYTES`]).
     pub fn new(bytes: usize) -> Table {
         Table::with_sizes(INITIAL_TT_BYTES, bytes)
@@ -237,13 +245,17 @@ impl Table {
     }
 }
 
-/// The identity of a position (its key, below 9841^4, and the declarer's seat relative
-/// to the leader), under 2^55, mixed by a bijection of the 55-bit numbers: odd
-/// multipliers and right shifts, so its low bits, which pick the bucket, depend on
-/// every bit of the identity.
+/// Added to the declarer's seat relative to the leader (0..3) in the `id` of a class
+/// entry's probe or store.
+pub(crate) const CLASS: u8 = 3;
+
+/// The identity of an entry (a key, below 9841^4, and `id`: the declarer's seat
+/// relative to the leader, plus [`CLASS`] for a class entry), under 2^56, mixed by a
+/// bijection of the 56-bit numbers: odd multipliers and right shifts, so its low bits,
+/// which pick the bucket, depend on every bit of the identity.
 #[inline]
-fn mix(key: u64, declarer_rel: u8) -> u64 {
-    let identity = key * 3 + u64::from(declarer_rel);
+fn mix(key: u64, id: u8) -> u64 {
+    let identity = key * 6 + u64::from(id);
     let mut x = identity.wrapping_mul(0x9E37_79B9_7F4A_7C15) & IDENTITY_MASK;
     x ^= x >> 28;
     x = x.wrapping_mul(0xD6E8_FEB8_6659_FD93) & IDENTITY_MASK;
@@ -345,21 +357,21 @@ impl TableHandle {
 
     /// The bucket of a position among the buckets in use, and its slot's tag.
     #[inline]
-    fn place(&self, key: u64, declarer_rel: u8) -> (usize, u64) {
-        let m = mix(key, declarer_rel);
+    fn place(&self, key: u64, id: u8) -> (usize, u64) {
+        let m = mix(key, id);
         (m as usize & self.mask, m >> INDEX_BITS)
     }
 
     /// Starts loading the bucket of a position that is about to be probed.
     #[inline]
-    pub fn prefetch(&self, key: u64, declarer_rel: u8) {
+    pub fn prefetch(&self, key: u64, id: u8) {
         #[cfg(target_arch = "x86_64")]
         {
             let ptr = self
                 .table
                 .buckets
                 .as_ptr()
-                .wrapping_add(self.place(key, declarer_rel).0);
+                .wrapping_add(self.place(key, id).0);
             // SAFETY: prefetching is a hint; it never faults, even on a bad address.
             #[allow(unused_unsafe)]
             unsafe {
@@ -367,14 +379,14 @@ impl TableHandle {
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (key, declarer_rel);
+        let _ = (key, id);
     }
 
     /// The entry of this position, if the table holds one for the strain searched.
-    #[inline]
-    pub fn probe(&mut self, key: u64, declarer_rel: u8) -> Option<Probe> {
+    #[inline(always)]
+    pub fn probe(&mut self, key: u64, id: u8) -> Option<Probe> {
         self.probes += 1;
-        let (bucket, tag) = self.place(key, declarer_rel);
+        let (bucket, tag) = self.place(key, id);
         // The slot whose tag and strain are this position's (an empty slot, the zero
         // word, has no strain). All eight are read and the match is kept by a
         // conditional move: where it sits is data, and a branch on it mispredicts.
@@ -399,10 +411,10 @@ impl TableHandle {
     }
 
     /// Narrows the stored bounds (or inserts a new entry) for this position.
-    #[inline]
-    pub fn store(&mut self, key: u64, declarer_rel: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
+    #[inline(always)]
+    pub fn store(&mut self, key: u64, id: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
         self.stores += 1;
-        let (bucket, tag) = self.place(key, declarer_rel);
+        let (bucket, tag) = self.place(key, id);
         let generation = self.generation;
         let bucket = &self.table.buckets[bucket].0;
         // As in `probe`, the slot of this position is found without a branch on where
@@ -500,6 +512,74 @@ pub(crate) fn key(rel: [u32; 3]) -> u64 {
 }
 
 static TERNARY: [u16; 65536] = suit_pair_table!(u16, ternary_digits);
+
+/// The key of a position's class (see the module's documentation): the key of its
+/// member where the first defender (in `rel`'s order) holds the highest of each suit's
+/// tail cards. `rel` are the hands from the leader on, the declarer's at
+/// `declarer_rel`.
+#[inline]
+pub(crate) fn class_key(rel: [u32; 3], declarer_rel: usize) -> u64 {
+    let first = usize::from(declarer_rel == 0);
+    let second = 3 - declarer_rel - first;
+    let tail = tail_cards(rel[declarer_rel], rel[0] | rel[1] | rel[2]);
+    let mut first_tail = 0;
+    for s in 0..4 {
+        let shift = 8 * s;
+        let suit_tail = (tail >> shift) & 0xff;
+        let count = CARD_COUNT[((rel[first] & tail) >> shift) as usize & 0xff];
+        first_tail |= u32::from(HIGHEST[suit_tail as usize][usize::from(count)]) << shift;
+    }
+    let mut member = rel;
+    member[first] = rel[first] & !tail | first_tail;
+    member[second] = rel[second] & !tail | tail & !first_tail;
+    key(member)
+}
+
+/// The tail cards of a position: per suit, the cards of `live` below the declarer's
+/// lowest, or all of them when it holds none. Bit 0 of a suit's byte is its highest
+/// card.
+#[inline]
+pub(crate) fn tail_cards(declarer: u32, live: u32) -> u32 {
+    let mut tail = 0;
+    for s in 0..4 {
+        let shift = 8 * s;
+        let mine = (declarer >> shift) & 0xff;
+        // The declarer's cards and all above them: the bits up to its lowest card's.
+        let upper = ((1u64 << (32 - mine.leading_zeros())) - 1) as u32;
+        tail |= live & (0xff & !upper) << shift;
+    }
+    tail
+}
+
+/// Cards in a suit's byte (`count_ones` is a dozen instructions on baseline x86-64).
+static CARD_COUNT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u32).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Per suit's byte of cards and count `k`: its `k` highest cards (lowest bits).
+static HIGHEST: [[u8; 9]; 256] = {
+    let mut t = [[0u8; 9]; 256];
+    let mut cards = 0;
+    while cards < 256 {
+        let (mut k, mut taken, mut b) = (0, 0u8, 0);
+        while b < 8 {
+            if cards & (1 << b) != 0 {
+                k += 1;
+                taken |= 1 << b;
+                t[cards][k] = taken;
+            }
+            b += 1;
+        }
+        cards += 1;
+    }
+    t
+};
 
 /// Per live mask: the rank of the first holder sequence of its length, (3^k - 1) / 2.
 static SEQUENCE_START: [u16; 256] = {
@@ -703,7 +783,7 @@ pub(super) mod tests {
                         t.next_generation();
                         for _ in 0..4 {
                             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-                            let k = (x >> 33) % 1_000_000 + 1;
+                            let k = (x >> 33) % 2_000_000 + 1;
                             if let Some(p) = t.probe(k, 0) {
                                 assert_eq!((p.lo, p.hi), bounds(k), "key {k}");
                             }
@@ -715,7 +795,7 @@ pub(super) mod tests {
                 });
             }
         });
-        // About 700,000 keys: the table grew at least once.
+        // About 900,000 keys: the table grew at least once.
         assert!(
             table.slots_in_use() > MIN_BUCKETS * WAYS,
             "{}",
@@ -806,8 +886,8 @@ pub(super) mod tests {
 
         /// The mixing is a bijection of the identities: its inverse gives them back.
         #[test]
-        fn mixing_keeps_identities_apart(k in 0..9841u64.pow(4), rel in 0u8..3) {
-            proptest::prop_assert_eq!(unmix(mix(k, rel)), k * 3 + u64::from(rel));
+        fn mixing_keeps_identities_apart(k in 0..9841u64.pow(4), id in 0u8..6) {
+            proptest::prop_assert_eq!(unmix(mix(k, id)), k * 6 + u64::from(id));
         }
     }
 
@@ -857,9 +937,9 @@ pub(super) mod tests {
         let file = TempTableFile::new("shared");
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         // Two mappings of one file, as two processes would have.
-        let first = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
-        let second = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
-        assert_eq!(first.capacity(), (4 << 20) / 8);
+        let first = Arc::new(Table::open_file(&file.0, 8 << 20).unwrap());
+        let second = Arc::new(Table::open_file(&file.0, 8 << 20).unwrap());
+        assert_eq!(first.capacity(), (8 << 20) / 8);
         let (mut a, mut b) = (TableHandle::new(first), TableHandle::new(second));
         a.next_generation();
         b.next_generation();
@@ -876,23 +956,23 @@ pub(super) mod tests {
         assert_eq!(b.table().used(), 1);
         drop((a, b));
         // Every user gone, the entries stay for the next one.
-        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 4 << 20).unwrap()));
+        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 8 << 20).unwrap()));
         assert_eq!(c.probe(key, 1).map(|p| p.hi), Some(2));
-        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (4 << 20));
+        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (8 << 20));
     }
 
     #[test]
     fn a_table_file_of_another_size_format_or_mode_is_refused_and_left_alone() {
         use crate::TableFileError;
         let file = TempTableFile::new("refused");
-        drop(Table::open_file(&file.0, 4 << 20).unwrap());
-        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
+        drop(Table::open_file(&file.0, 8 << 20).unwrap());
+        let err = Table::open_file(&file.0, 16 << 20).err().unwrap();
         assert!(
             matches!(
                 err,
                 TableFileError::Size {
-                    found_mib: 4,
-                    wanted_mib: 8,
+                    found_mib: 8,
+                    wanted_mib: 16,
                     ..
                 }
             ),
@@ -902,12 +982,12 @@ pub(super) mod tests {
         let mut bytes = std::fs::read(&file.0).unwrap();
         bytes[8] = 99;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(err.to_string().contains("format 99"), "{err}");
         // Not a table at all: refused, and not overwritten.
         for content in [&b"precious"[..], &[0u8; 5000][..]] {
             std::fs::write(&file.0, content).unwrap();
-            let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+            let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
             assert!(matches!(err, TableFileError::Format { .. }), "{err}");
             assert_eq!(std::fs::read(&file.0).unwrap(), content);
         }
@@ -915,19 +995,19 @@ pub(super) mod tests {
         bytes.truncate(4096 + 64);
         bytes[8] = TABLE_FORMAT as u8;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(err.to_string().contains("bytes long"), "{err}");
         // Writable by others: refused, whatever it holds.
         std::fs::remove_file(&file.0).unwrap();
-        drop(Table::open_file(&file.0, 4 << 20).unwrap());
+        drop(Table::open_file(&file.0, 8 << 20).unwrap());
         let others_write = std::os::unix::fs::PermissionsExt::from_mode(0o622);
         std::fs::set_permissions(&file.0, others_write).unwrap();
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(err.to_string().contains("mode 622"), "{err}");
         let dir = std::env::temp_dir()
             .join("deckhand-no-such-dir")
             .join("t.table");
-        let err = Table::open_file(&dir, 4 << 20).err().unwrap();
+        let err = Table::open_file(&dir, 8 << 20).err().unwrap();
         assert!(matches!(err, TableFileError::Io { .. }), "{err}");
     }
 
@@ -952,7 +1032,8 @@ pub(super) mod tests {
             let rel = [a & b, a & !b, !a & b];
             let k = key(rel);
             mix_in(k);
-            mix_in(super::mix(k, (x % 3) as u8));
+            mix_in(class_key(rel, (x % 3) as usize));
+            mix_in(super::mix(k, (x % 6) as u8));
         }
         let data = Data {
             lo: 1,
@@ -978,7 +1059,7 @@ pub(super) mod tests {
         mix_in(WAYS as u64);
         assert_eq!(
             (TABLE_FORMAT, fingerprint),
-            (2, 17_027_027_979_895_899_472),
+            (3, 11_327_325_517_461_807_116),
             "the table's format changed: bump TABLE_FORMAT and update this fingerprint"
         );
     }
