@@ -16,8 +16,10 @@
 //! member's in rank order maps every line of play onto one that ends alike, as no
 //! trick of the proof was won by one tail card over another. Such a bound is stored
 //! as the class's entry. A bound that used a position's own entry relies on all its
-//! cards, and so does a defender's quick bound on lead in no-trump games (its
-//! cashable tricks may be tail cards).
+//! tail cards, and so does a defender's quick bound on lead in no-trump games (its
+//! cashable tricks may be tail cards). A trick start's tail cards include those of
+//! every trick start above it (the declarer's lowest card only rises), and its other
+//! cards are above the declarer's lowest there too.
 
 use std::num::NonZeroU64;
 
@@ -65,7 +67,7 @@ pub(crate) struct Search<'t> {
     classes: bool,
     pub(super) nodes: u64,
     /// The cards whose ranks the bound last returned relied on (see the module's
-    /// documentation); all bits when it used a position's own table entry.
+    /// documentation).
     relied: u32,
     /// Zero-window searches run by [`Search::exact`].
     pub(super) searches: u64,
@@ -241,10 +243,19 @@ impl<'t> Search<'t> {
         }
         // What is known before searching: quick-trick bounds, then the table's.
         let (mut lo, mut hi) = (0, n);
+        // The cards a bound from this position's own entry may have relied on, for a
+        // trick start above it: its tail cards (its other cards are above the
+        // declarer's lowest there too).
+        let tail = if CLASSES {
+            tt::tail_cards(self.hands[self.declarer], self.live)
+        } else {
+            0
+        };
         let mut relied = 0;
         if !self.misere {
             if self.trumps == 0 && leader != self.declarer {
-                relied = ALL_CARDS;
+                // A defender's cashable tricks may be tail cards.
+                relied = tail;
             }
             let (q_lo, q_hi) = quick::bounds(
                 &self.hands,
@@ -274,7 +285,7 @@ impl<'t> Search<'t> {
             }
         }
         if let Some(p) = self.tt.probe(keys.exact(), exact_id) {
-            relied = ALL_CARDS;
+            relied |= tail;
             lo = lo.max(i32::from(p.lo));
             hi = hi.min(i32::from(p.hi));
             if lo >= target || hi < target {
@@ -305,12 +316,11 @@ impl<'t> Search<'t> {
             hi = v.min(hi);
             hi
         };
-        let (key, id) =
-            if CLASSES && relied & tt::tail_cards(self.hands[self.declarer], self.live) == 0 {
-                (keys.class, class_id)
-            } else {
-                (keys.exact(), exact_id)
-            };
+        let (key, id) = if CLASSES && relied & tail == 0 {
+            (keys.class, class_id)
+        } else {
+            (keys.exact(), exact_id)
+        };
         self.tt.store(key, id, n as u8, lo as u8, hi as u8, best);
         self.rely::<CLASSES>(relied);
         answer
@@ -495,9 +505,6 @@ impl<'t> Search<'t> {
         rules::representatives(legal, hand, live)
     }
 }
-
-/// Every card: what a bound relies on when it used a position's own table entry.
-const ALL_CARDS: u32 = u32::MAX;
 
 /// The two table keys of a trick start: its own and its class's (see tt.rs; 0 when
 /// the search uses no class entries). 16 bytes, and so is an `Option` of it: it
