@@ -394,14 +394,15 @@ impl<'t> Search<'t> {
             hands[seat_after(leader, 2)],
         ];
         let declarer_rel = seat_after(self.declarer, 3 - leader);
-        let exact = tt::key(rel) | (declarer_rel as u64) << 56;
+        let (exact, class) = if CLASSES {
+            tt::keys(rel, declarer_rel)
+        } else {
+            (tt::key(rel), 0)
+        };
+        let exact = exact | (declarer_rel as u64) << 56;
         Keys {
             exact_and_declarer: NonZeroU64::new(exact).expect("a trick start has cards"),
-            class: if CLASSES {
-                tt::class_key(rel, declarer_rel)
-            } else {
-                0
-            },
+            class,
         }
     }
 

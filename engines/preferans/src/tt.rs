@@ -2,7 +2,7 @@
 //!
 //! A position's identity is its key (see [`key`]), the declarer's seat relative to the
 //! leader, and whether the entry is the position's own or its class's (see
-//! [`class_key`]): under 2^56 values, mixed by a bijection ([`mix`]). The mixed
+//! [`keys`]): under 2^56 values, mixed by a bijection ([`mix`]). The mixed
 //! identity's low bits pick the bucket and its bits from 17 up are the slot's tag, so
 //! the bucket (at least 2^17 of them) and the tag together name the entry exactly: no
 //! two positions (or classes) ever share an entry. An entry holds a lower and an upper
@@ -496,60 +496,82 @@ fn scope_tag(out_of_play: u32) -> u8 {
 /// among all sequences of at most 8 cards (9,841); four suits in base 9,841.
 #[inline]
 pub(crate) fn key(rel: [u32; 3]) -> u64 {
+    let live = rel[0] | rel[1] | rel[2];
     let mut key = 0u64;
     for s in 0..4 {
-        let shift = 8 * s;
-        let h1 = (rel[1] >> shift) & 0xff;
-        let h2 = (rel[2] >> shift) & 0xff;
-        let live = ((rel[0] >> shift) & 0xff) | h1 | h2;
-        let base = (live as usize) << 8;
-        let rank = u64::from(SEQUENCE_START[live as usize])
-            + u64::from(TERNARY[base | h1 as usize])
-            + 2 * u64::from(TERNARY[base | h2 as usize]);
-        key = key * 9841 + rank;
+        key = key * 9841 + suit_rank(live, rel[1], rel[2], s);
     }
     key
 }
 
-static TERNARY: [u16; 65536] = suit_pair_table!(u16, ternary_digits);
-
-/// The key of a position's class (see the module's documentation): the key of its
-/// member where the first defender (in `rel`'s order) holds the highest of each suit's
-/// tail cards. `rel` are the hands from the leader on, the declarer's at
+/// A position's [`key`] and the key of its class (see the module's documentation): the
+/// key of its member where the first defender (in `rel`'s order) holds the highest of
+/// each suit's tail cards. `rel` are the hands from the leader on, the declarer's at
 /// `declarer_rel`.
 #[inline]
-pub(crate) fn class_key(rel: [u32; 3], declarer_rel: usize) -> u64 {
+pub(crate) fn keys(rel: [u32; 3], declarer_rel: usize) -> (u64, u64) {
+    let live = rel[0] | rel[1] | rel[2];
+    let tail = tail_cards(rel[declarer_rel], live);
     let first = usize::from(declarer_rel == 0);
     let second = 3 - declarer_rel - first;
-    let tail = tail_cards(rel[declarer_rel], rel[0] | rel[1] | rel[2]);
     let mut first_tail = 0;
     for s in 0..4 {
-        let shift = 8 * s;
-        let suit_tail = (tail >> shift) & 0xff;
-        let count = CARD_COUNT[((rel[first] & tail) >> shift) as usize & 0xff];
-        first_tail |= u32::from(HIGHEST[suit_tail as usize][usize::from(count)]) << shift;
+        let count = CARD_COUNT[usize::from(suit_byte(rel[first] & tail, s))];
+        let highest = HIGHEST[usize::from(suit_byte(tail, s))][usize::from(count)];
+        first_tail |= u32::from(highest) << (8 * s);
     }
     let mut member = rel;
     member[first] = rel[first] & !tail | first_tail;
     member[second] = rel[second] & !tail | tail & !first_tail;
-    key(member)
+    let (mut key, mut class) = (0u64, 0u64);
+    for s in 0..4 {
+        key = key * 9841 + suit_rank(live, rel[1], rel[2], s);
+        class = class * 9841 + suit_rank(live, member[1], member[2], s);
+    }
+    (key, class)
 }
 
 /// The tail cards of a position: per suit, the cards of `live` below the declarer's
-/// lowest, or all of them when it holds none. Bit 0 of a suit's byte is its highest
-/// card.
+/// lowest, or all of them when it holds none.
 #[inline]
 pub(crate) fn tail_cards(declarer: u32, live: u32) -> u32 {
     let mut tail = 0;
     for s in 0..4 {
-        let shift = 8 * s;
-        let mine = (declarer >> shift) & 0xff;
-        // The declarer's cards and all above them: the bits up to its lowest card's.
-        let upper = ((1u64 << (32 - mine.leading_zeros())) - 1) as u32;
-        tail |= live & (0xff & !upper) << shift;
+        let suit_tail = suit_byte(live, s) & !UP_TO_LOWEST[usize::from(suit_byte(declarer, s))];
+        tail |= u32::from(suit_tail) << (8 * s);
     }
     tail
 }
+
+/// The cards of suit `s` in `cards`, as a byte whose bit 0 is the suit's highest card.
+#[inline(always)]
+fn suit_byte(cards: u32, s: u32) -> u8 {
+    (cards >> (8 * s)) as u8
+}
+
+/// The rank of suit `s`'s holder sequence (see [`key`]): `live` the cards in play, `h1`
+/// and `h2` those of the hands after the leader.
+#[inline(always)]
+fn suit_rank(live: u32, h1: u32, h2: u32, s: u32) -> u64 {
+    let base = usize::from(suit_byte(live, s)) << 8;
+    u64::from(SEQUENCE_START[usize::from(suit_byte(live, s))])
+        + u64::from(TERNARY[base | usize::from(suit_byte(h1, s))])
+        + 2 * u64::from(TERNARY[base | usize::from(suit_byte(h2, s))])
+}
+
+static TERNARY: [u16; 65536] = suit_pair_table!(u16, ternary_digits);
+
+/// Per suit's byte of the declarer's cards: the bits up to its lowest card's (its cards
+/// and all above them), none when it holds none.
+static UP_TO_LOWEST: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut cards = 1;
+    while cards < 256 {
+        t[cards] = ((1u32 << (32 - (cards as u32).leading_zeros())) - 1) as u8;
+        cards += 1;
+    }
+    t
+};
 
 /// Cards in a suit's byte (`count_ones` is a dozen instructions on baseline x86-64).
 static CARD_COUNT: [u8; 256] = {
@@ -1032,7 +1054,7 @@ pub(super) mod tests {
             let rel = [a & b, a & !b, !a & b];
             let k = key(rel);
             mix_in(k);
-            mix_in(class_key(rel, (x % 3) as usize));
+            mix_in(keys(rel, (x % 3) as usize).1);
             mix_in(super::mix(k, (x % 6) as u8));
         }
         let data = Data {
