@@ -223,13 +223,17 @@ impl<'t> Search<'t> {
                 Pairing::Open => {}
             }
         }
-        let keys = match known_keys {
-            Some(k) => k,
-            None => {
+        // Two-trick positions do without the table: searching one costs little more
+        // than a probe, and it tells which cards it relied on, where a position's own
+        // entry would count all its tail cards against every trick start above it.
+        let keys = if n == 2 {
+            None
+        } else {
+            Some(known_keys.unwrap_or_else(|| {
                 let k = self.table_keys::<CLASSES>(&self.hands, leader);
                 self.prefetch::<CLASSES>(&k);
                 k
-            }
+            }))
         };
         if unpaired != 0
             && quick::covered(
@@ -271,28 +275,25 @@ impl<'t> Search<'t> {
             }
         }
         let mut best = NO_MOVE;
-        let exact_id = keys.declarer_rel();
-        let class_id = exact_id + tt::CLASS;
-        if CLASSES {
-            if let Some(p) = self.tt.probe(keys.class, class_id) {
-                lo = lo.max(i32::from(p.lo));
-                hi = hi.min(i32::from(p.hi));
-                if lo >= target || hi < target {
-                    self.rely::<CLASSES>(relied);
-                    return if lo >= target { lo } else { hi };
+        if let Some(keys) = keys {
+            // The class's entry first: when it settles the question, the answer relies
+            // on no tail card.
+            let own = (keys.exact(), keys.declarer_rel());
+            let class = CLASSES.then(|| (keys.class, own.1 + tt::CLASS));
+            for (key, id) in class.into_iter().chain([own]) {
+                if let Some(p) = self.tt.probe(key, id) {
+                    if id == own.1 {
+                        relied |= tail;
+                    }
+                    lo = lo.max(i32::from(p.lo));
+                    hi = hi.min(i32::from(p.hi));
+                    if lo >= target || hi < target {
+                        self.rely::<CLASSES>(relied);
+                        return if lo >= target { lo } else { hi };
+                    }
+                    best = p.best;
                 }
-                best = p.best;
             }
-        }
-        if let Some(p) = self.tt.probe(keys.exact(), exact_id) {
-            relied |= tail;
-            lo = lo.max(i32::from(p.lo));
-            hi = hi.min(i32::from(p.hi));
-            if lo >= target || hi < target {
-                self.rely::<CLASSES>(relied);
-                return if lo >= target { lo } else { hi };
-            }
-            best = p.best;
         }
         let max = self.max_side(leader);
         let moves = self.ordered_moves(0, leader, best, [0; 3]);
@@ -316,12 +317,14 @@ impl<'t> Search<'t> {
             hi = v.min(hi);
             hi
         };
-        let (key, id) = if CLASSES && relied & tail == 0 {
-            (keys.class, class_id)
-        } else {
-            (keys.exact(), exact_id)
-        };
-        self.tt.store(key, id, n as u8, lo as u8, hi as u8, best);
+        if let Some(keys) = keys {
+            let (key, id) = if CLASSES && relied & tail == 0 {
+                (keys.class, keys.declarer_rel() + tt::CLASS)
+            } else {
+                (keys.exact(), keys.declarer_rel())
+            };
+            self.tt.store(key, id, n as u8, lo as u8, hi as u8, best);
+        }
         self.rely::<CLASSES>(relied);
         answer
     }
@@ -334,10 +337,10 @@ impl<'t> Search<'t> {
         let max = self.max_side(p);
         let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
         let mut keys = [None; 10];
-        if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 2 {
+        if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 3 {
             // Mostly every last card gets tried (the side to move cannot reach its
             // goal), so the table buckets of all the next trick starts load at once.
-            // (A next trick start probes the table only with 2 or more tricks left.)
+            // (A next trick start probes the table only with 3 or more tricks left.)
             for (slot, &card) in keys.iter_mut().zip(moves.as_slice()) {
                 let k = self.keys_after_last_card::<CLASSES>(p, [trick[0], trick[1], card]);
                 self.prefetch::<CLASSES>(&k);
