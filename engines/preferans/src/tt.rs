@@ -1,13 +1,13 @@
 //! Transposition table over trick-boundary positions.
 //!
-//! A position's identity is its key (see [`key`]), the declarer's seat relative to the
-//! leader, and whether the entry is the position's own or its class's (see
-//! [`keys`]): under 2^56 values, mixed by a bijection ([`mix`]). The mixed
-//! identity's low bits pick the bucket and its bits from 17 up are the slot's tag, so
-//! the bucket (at least 2^17 of them) and the tag together name the entry exactly: no
-//! two positions (or classes) ever share an entry. An entry holds a lower and an upper
-//! bound on the declarer's tricks in the remaining tricks, plus the best lead seen, in
-//! 8 bytes: a 64-byte bucket holds 8.
+//! A position's identity is its key (see [`key`]) and the declarer's seat relative to
+//! the leader: under 2^55 values, mixed by a bijection ([`mix`]). The mixed identity's
+//! low bits pick the bucket and its bits from 16 up are the slot's tag, so the bucket
+//! (at least 2^16 of them), the tag and a bit saying whether the entry is a position's
+//! own or its class's (see [`keys`]) together name the entry exactly: no two positions
+//! (or classes) ever share an entry. An entry holds a lower and an upper bound on the
+//! declarer's tricks in the remaining tricks, plus the best lead seen, in 8 bytes: a
+//! 64-byte bucket holds 8.
 //!
 //! A class entry holds for every position of its class: two positions are in one class
 //! when they differ only in which defender holds which of the cards below the
@@ -48,17 +48,17 @@ pub const DEFAULT_TT_BYTES: usize = 64 << 20;
 /// touched until needed: on a virtual machine the first touch of fresh memory is the
 /// dearest part of making a table (about 8 ms per 2 MB huge page on ours), and a short
 /// analysis fills a few megabytes.
-const INITIAL_TT_BYTES: usize = 8 << 20;
+const INITIAL_TT_BYTES: usize = 4 << 20;
 
-/// The fewest buckets of a table (8 MB): the bucket index holds the low
+/// The fewest buckets of a table (4 MB): the bucket index holds the low
 /// [`INDEX_BITS`] bits of the mixed identity, the slot's tag the rest.
 const MIN_BUCKETS: usize = 1 << INDEX_BITS;
-const INDEX_BITS: u32 = 17;
+const INDEX_BITS: u32 = 16;
 
 /// A slot word: the tag (the mixed identity from bit [`INDEX_BITS`] up, 39 bits) above
-/// 25 bits of [`Data`]. The zero word is an empty slot: an entry has tricks left.
+/// 25 bits of [`Data`]. The zero word is an empty slot: an entry has a strain tag.
 const DATA_BITS: u32 = 25;
-const IDENTITY_BITS: u32 = 56;
+const IDENTITY_BITS: u32 = 55;
 const IDENTITY_MASK: u64 = (1 << IDENTITY_BITS) - 1;
 const _: () = assert!(IDENTITY_BITS - INDEX_BITS + DATA_BITS == 64);
 
@@ -69,8 +69,11 @@ struct Data {
     /// each).
     lo: u8,
     hi: u8,
-    /// Tricks remaining (4 bits); 0 marks an empty slot.
+    /// Tricks remaining, 2 to 9 (3 bits; 10 reads as 9, which only weighs the entry
+    /// as a victim).
     tricks: u8,
+    /// Whether the bounds hold for the position's class (1 bit).
+    class: bool,
     /// Best lead found (card id), or `NO_MOVE` (6 bits).
     best: u8,
     /// [`strain_tag`] of the strain the bounds hold for (3 bits).
@@ -91,7 +94,8 @@ impl Data {
         };
         u64::from(self.lo & 15)
             | u64::from(self.hi & 15) << 4
-            | u64::from(self.tricks & 15) << 8
+            | u64::from(self.tricks.clamp(2, 9) - 2) << 8
+            | u64::from(self.class) << CLASS_SHIFT
             | u64::from(best) << 12
             | u64::from(self.strain & 7) << STRAIN_SHIFT
             | u64::from(self.generation & 7) << 21
@@ -104,7 +108,8 @@ impl Data {
         Data {
             lo: (word & 15) as u8,
             hi: ((word >> 4) & 15) as u8,
-            tricks: ((word >> 8) & 15) as u8,
+            tricks: ((word >> 8) & 7) as u8 + 2,
+            class: (word >> CLASS_SHIFT) & 1 != 0,
             best: if best >= 32 { NO_MOVE } else { best },
             strain: ((word >> STRAIN_SHIFT) & 7) as u8,
             generation: ((word >> 21) & 7) as u8,
@@ -114,11 +119,12 @@ impl Data {
 }
 
 const WAYS: usize = 8;
-/// Where a slot's strain starts in its data bits.
+/// Where a slot's class bit and strain sit in its data bits.
+const CLASS_SHIFT: u32 = 11;
 const STRAIN_SHIFT: u32 = 18;
-/// The bits of a slot word that must equal the searched position's: its tag and the
-/// strain.
-const MATCH_BITS: u64 = !0 << DATA_BITS | 7 << STRAIN_SHIFT;
+/// The bits of a slot word that must equal the searched entry's: its tag, whether it is
+/// a class's, and the strain.
+const MATCH_BITS: u64 = !0 << DATA_BITS | 1 << CLASS_SHIFT | 7 << STRAIN_SHIFT;
 
 #[repr(C, align(64))]
 #[derive(Default)]
@@ -150,7 +156,7 @@ pub(crate) struct Table {
 
 impl Table {
     /// A table of about `bytes` bytes (rounded down to a power of two number of 64-byte
-    /// buckets, at least 8 MB), of which it uses a part at first (see
+    /// buckets, at least 4 MB), of which it uses a part at first (see
     /// [`INITIAL_TT_BYTES`]).
     pub fn new(bytes: usize) -> Table {
         Table::with_sizes(INITIAL_TT_BYTES, bytes)
@@ -249,13 +255,13 @@ impl Table {
 /// entry's probe or store.
 pub(crate) const CLASS: u8 = 3;
 
-/// The identity of an entry (a key, below 9841^4, and `id`: the declarer's seat
-/// relative to the leader, plus [`CLASS`] for a class entry), under 2^56, mixed by a
-/// bijection of the 56-bit numbers: odd multipliers and right shifts, so its low bits,
-/// which pick the bucket, depend on every bit of the identity.
+/// The identity of a position (its key, below 9841^4, and the declarer's seat relative
+/// to the leader), under 2^55, mixed by a bijection of the 55-bit numbers: odd
+/// multipliers and right shifts, so its low bits, which pick the bucket, depend on
+/// every bit of the identity.
 #[inline]
-fn mix(key: u64, id: u8) -> u64 {
-    let identity = key * 6 + u64::from(id);
+fn mix(key: u64, declarer_rel: u8) -> u64 {
+    let identity = key * 3 + u64::from(declarer_rel);
     let mut x = identity.wrapping_mul(0x9E37_79B9_7F4A_7C15) & IDENTITY_MASK;
     x ^= x >> 28;
     x = x.wrapping_mul(0xD6E8_FEB8_6659_FD93) & IDENTITY_MASK;
@@ -355,11 +361,16 @@ impl TableHandle {
         self.mask = self.table.mask.load(Ordering::Acquire);
     }
 
-    /// The bucket of a position among the buckets in use, and its slot's tag.
+    /// The bucket of an entry among the buckets in use, and the bits its slot must
+    /// match: the tag, the class bit and the strain. `id` is the declarer's seat
+    /// relative to the leader, plus [`CLASS`] for a class entry.
     #[inline]
     fn place(&self, key: u64, id: u8) -> (usize, u64) {
-        let m = mix(key, id);
-        (m as usize & self.mask, m >> INDEX_BITS)
+        let m = mix(key, id % CLASS);
+        let want = (m >> INDEX_BITS) << DATA_BITS
+            | u64::from(id >= CLASS) << CLASS_SHIFT
+            | u64::from(self.strain) << STRAIN_SHIFT;
+        (m as usize & self.mask, want)
     }
 
     /// Starts loading the bucket of a position that is about to be probed.
@@ -382,15 +393,15 @@ impl TableHandle {
         let _ = (key, id);
     }
 
-    /// The entry of this position, if the table holds one for the strain searched.
+    /// The entry of this position (or class, see [`TableHandle::place`]), if the
+    /// table holds one for the strain searched.
     #[inline(always)]
     pub fn probe(&mut self, key: u64, id: u8) -> Option<Probe> {
         self.probes += 1;
-        let (bucket, tag) = self.place(key, id);
-        // The slot whose tag and strain are this position's (an empty slot, the zero
-        // word, has no strain). All eight are read and the match is kept by a
+        let (bucket, want) = self.place(key, id);
+        // The slot whose tag, class bit and strain are this entry's (an empty slot, the
+        // zero word, has no strain). All eight are read and the match is kept by a
         // conditional move: where it sits is data, and a branch on it mispredicts.
-        let want = tag << DATA_BITS | u64::from(self.strain) << STRAIN_SHIFT;
         let mut found = 0;
         for slot in &self.table.buckets[bucket].0 {
             let word = slot.load(Relaxed);
@@ -410,16 +421,16 @@ impl TableHandle {
         })
     }
 
-    /// Narrows the stored bounds (or inserts a new entry) for this position.
+    /// Narrows the stored bounds (or inserts a new entry) for this position (or class).
     #[inline(always)]
     pub fn store(&mut self, key: u64, id: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
         self.stores += 1;
-        let (bucket, tag) = self.place(key, id);
+        let (bucket, want) = self.place(key, id);
+        let tag_bits = want & !0 << DATA_BITS;
         let generation = self.generation;
         let bucket = &self.table.buckets[bucket].0;
-        // As in `probe`, the slot of this position is found without a branch on where
-        // it sits; so is the victim, should there be none.
-        let want = tag << DATA_BITS | u64::from(self.strain) << STRAIN_SHIFT;
+        // As in `probe`, the slot of this entry is found without a branch on where it
+        // sits; so is the victim, should there be none.
         let (mut matched, mut matched_word) = (WAYS, 0);
         let mut victim = 0;
         let mut victim_score = i32::MAX;
@@ -456,7 +467,7 @@ impl TableHandle {
                 scope: self.scope,
                 ..d
             };
-            slot.store(tag << DATA_BITS | merged.pack(), Relaxed);
+            slot.store(tag_bits | merged.pack(), Relaxed);
             return;
         }
         let slot = &bucket[victim];
@@ -467,12 +478,13 @@ impl TableHandle {
             lo,
             hi,
             tricks,
+            class: id >= CLASS,
             best,
             generation,
             strain: self.strain,
             scope: self.scope,
         };
-        slot.store(tag << DATA_BITS | data.pack(), Relaxed);
+        slot.store(tag_bits | data.pack(), Relaxed);
     }
 }
 
@@ -655,6 +667,19 @@ pub(super) mod tests {
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
         assert!(t.probe(key, 2).is_none());
         assert_eq!(t.table().used(), 1);
+    }
+
+    #[test]
+    fn a_class_entry_and_a_position_entry_of_one_key_are_apart() {
+        let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
+        let key = key([0b111, 0b111 << 8, 0b111 << 16]);
+        t.store(key, 1, 3, 1, 2, 5);
+        assert!(t.probe(key, 1 + CLASS).is_none());
+        t.store(key, 1 + CLASS, 3, 0, 1, 6);
+        let own = t.probe(key, 1).unwrap();
+        let class = t.probe(key, 1 + CLASS).unwrap();
+        assert_eq!((own.lo, own.hi, own.best), (1, 2, 5));
+        assert_eq!((class.lo, class.hi, class.best), (0, 1, 6));
     }
 
     #[test]
@@ -908,8 +933,8 @@ pub(super) mod tests {
 
         /// The mixing is a bijection of the identities: its inverse gives them back.
         #[test]
-        fn mixing_keeps_identities_apart(k in 0..9841u64.pow(4), id in 0u8..6) {
-            proptest::prop_assert_eq!(unmix(mix(k, id)), k * 6 + u64::from(id));
+        fn mixing_keeps_identities_apart(k in 0..9841u64.pow(4), rel in 0u8..3) {
+            proptest::prop_assert_eq!(unmix(mix(k, rel)), k * 3 + u64::from(rel));
         }
     }
 
@@ -959,9 +984,9 @@ pub(super) mod tests {
         let file = TempTableFile::new("shared");
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         // Two mappings of one file, as two processes would have.
-        let first = Arc::new(Table::open_file(&file.0, 8 << 20).unwrap());
-        let second = Arc::new(Table::open_file(&file.0, 8 << 20).unwrap());
-        assert_eq!(first.capacity(), (8 << 20) / 8);
+        let first = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
+        let second = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
+        assert_eq!(first.capacity(), (4 << 20) / 8);
         let (mut a, mut b) = (TableHandle::new(first), TableHandle::new(second));
         a.next_generation();
         b.next_generation();
@@ -978,23 +1003,23 @@ pub(super) mod tests {
         assert_eq!(b.table().used(), 1);
         drop((a, b));
         // Every user gone, the entries stay for the next one.
-        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 8 << 20).unwrap()));
+        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 4 << 20).unwrap()));
         assert_eq!(c.probe(key, 1).map(|p| p.hi), Some(2));
-        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (8 << 20));
+        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (4 << 20));
     }
 
     #[test]
     fn a_table_file_of_another_size_format_or_mode_is_refused_and_left_alone() {
         use crate::TableFileError;
         let file = TempTableFile::new("refused");
-        drop(Table::open_file(&file.0, 8 << 20).unwrap());
-        let err = Table::open_file(&file.0, 16 << 20).err().unwrap();
+        drop(Table::open_file(&file.0, 4 << 20).unwrap());
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(
             matches!(
                 err,
                 TableFileError::Size {
-                    found_mib: 8,
-                    wanted_mib: 16,
+                    found_mib: 4,
+                    wanted_mib: 8,
                     ..
                 }
             ),
@@ -1004,12 +1029,12 @@ pub(super) mod tests {
         let mut bytes = std::fs::read(&file.0).unwrap();
         bytes[8] = 99;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
         assert!(err.to_string().contains("format 99"), "{err}");
         // Not a table at all: refused, and not overwritten.
         for content in [&b"precious"[..], &[0u8; 5000][..]] {
             std::fs::write(&file.0, content).unwrap();
-            let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
+            let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
             assert!(matches!(err, TableFileError::Format { .. }), "{err}");
             assert_eq!(std::fs::read(&file.0).unwrap(), content);
         }
@@ -1017,19 +1042,19 @@ pub(super) mod tests {
         bytes.truncate(4096 + 64);
         bytes[8] = TABLE_FORMAT as u8;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
         assert!(err.to_string().contains("bytes long"), "{err}");
         // Writable by others: refused, whatever it holds.
         std::fs::remove_file(&file.0).unwrap();
-        drop(Table::open_file(&file.0, 8 << 20).unwrap());
+        drop(Table::open_file(&file.0, 4 << 20).unwrap());
         let others_write = std::os::unix::fs::PermissionsExt::from_mode(0o622);
         std::fs::set_permissions(&file.0, others_write).unwrap();
-        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
         assert!(err.to_string().contains("mode 622"), "{err}");
         let dir = std::env::temp_dir()
             .join("deckhand-no-such-dir")
             .join("t.table");
-        let err = Table::open_file(&dir, 8 << 20).err().unwrap();
+        let err = Table::open_file(&dir, 4 << 20).err().unwrap();
         assert!(matches!(err, TableFileError::Io { .. }), "{err}");
     }
 
@@ -1055,12 +1080,13 @@ pub(super) mod tests {
             let k = key(rel);
             mix_in(k);
             mix_in(keys(rel, (x % 3) as usize).1);
-            mix_in(super::mix(k, (x % 6) as u8));
+            mix_in(super::mix(k, (x % 3) as u8));
         }
         let data = Data {
             lo: 1,
             hi: 2,
             tricks: 4,
+            class: true,
             best: 5,
             generation: 6,
             strain: 7,
@@ -1081,7 +1107,7 @@ pub(super) mod tests {
         mix_in(WAYS as u64);
         assert_eq!(
             (TABLE_FORMAT, fingerprint),
-            (3, 11_327_325_517_461_807_116),
+            (3, 17_356_814_835_722_844_982),
             "the table's format changed: bump TABLE_FORMAT and update this fingerprint"
         );
     }
