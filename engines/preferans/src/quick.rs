@@ -14,7 +14,7 @@
 use super::rules::{seat_after, suit_len, suit_mask, suit_pair_table};
 
 /// Length of the run of top live cards of suit `s` held in `mine`.
-#[inline]
+#[inline(always)]
 fn top_run(mine: u32, live: u32, s: u32) -> u32 {
     let sm = suit_mask(s);
     let mine = mine & sm;
@@ -28,7 +28,7 @@ fn top_run(mine: u32, live: u32, s: u32) -> u32 {
 }
 
 /// Tricks the leader can cash from the top without losing the lead.
-#[inline]
+#[inline(always)]
 fn cashable(hands: &[u32; 3], leader: usize, trumps: u32) -> u32 {
     let me = hands[leader];
     let others = [hands[seat_after(leader, 1)], hands[seat_after(leader, 2)]];
@@ -110,7 +110,7 @@ pub(crate) fn bounds(
 /// on lead. It can lose one only by discarding it, void in the suit led and out of
 /// trumps, and it spends a trump only by ruffing or leading: so it has had the lead,
 /// and cashed them, by then.
-#[inline]
+#[inline(always)]
 fn trumps_unruffed(hands: &[u32; 3], declarer: usize, trumps: u32, declarer_leads: bool) -> u32 {
     if trumps == 0 {
         return 0;

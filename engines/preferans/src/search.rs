@@ -26,7 +26,7 @@ use std::num::NonZeroU64;
 use super::history::History;
 use super::quick::{self, Pairing};
 use super::rules::{self, seat_after, suit_of, trick_winner};
-use super::tt::{self, TableHandle, NO_MOVE};
+use super::tt::{self, Probe, TableHandle, NO_MOVE};
 
 /// Internal description of a position to search (no validation: callers guarantee it).
 #[derive(Clone, Copy)]
@@ -226,7 +226,7 @@ impl<'t> Search<'t> {
         // Two-trick positions do without the table: searching one costs little more
         // than a probe, and it tells which cards it relied on, where a position's own
         // entry would count all its tail cards against every trick start above it.
-        let keys = if n == 2 {
+        let keys = if CLASSES && n == 2 {
             None
         } else {
             Some(known_keys.unwrap_or_else(|| {
@@ -278,21 +278,22 @@ impl<'t> Search<'t> {
         if let Some(keys) = keys {
             // The class's entry first: when it settles the question, the answer relies
             // on no tail card.
-            let own = (keys.exact(), keys.declarer_rel());
-            let class = CLASSES.then(|| (keys.class, own.1 + tt::CLASS));
-            for (key, id) in class.into_iter().chain([own]) {
-                if let Some(p) = self.tt.probe(key, id) {
-                    if id == own.1 {
-                        relied |= tail;
-                    }
-                    lo = lo.max(i32::from(p.lo));
-                    hi = hi.min(i32::from(p.hi));
-                    if lo >= target || hi < target {
-                        self.rely::<CLASSES>(relied);
-                        return if lo >= target { lo } else { hi };
-                    }
-                    best = p.best;
-                }
+            let class = if CLASSES {
+                self.tt.probe(keys.class, keys.declarer_rel() + tt::CLASS)
+            } else {
+                None
+            };
+            if let Some(answer) = narrow(class, target, &mut lo, &mut hi, &mut best) {
+                self.rely::<CLASSES>(relied);
+                return answer;
+            }
+            let own = self.tt.probe(keys.exact(), keys.declarer_rel());
+            if own.is_some() {
+                relied |= tail;
+            }
+            if let Some(answer) = narrow(own, target, &mut lo, &mut hi, &mut best) {
+                self.rely::<CLASSES>(relied);
+                return answer;
             }
         }
         let max = self.max_side(leader);
@@ -337,7 +338,7 @@ impl<'t> Search<'t> {
         let max = self.max_side(p);
         let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
         let mut keys = [None; 10];
-        if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 3 {
+        if PLY == 2 && moves.as_slice().len() > 1 && self.tricks_left > 2 + u32::from(CLASSES) {
             // Mostly every last card gets tried (the side to move cannot reach its
             // goal), so the table buckets of all the next trick starts load at once.
             // (A next trick start probes the table only with 3 or more tricks left.)
@@ -507,6 +508,29 @@ impl<'t> Search<'t> {
             live &= !(1u32 << losing);
         }
         rules::representatives(legal, hand, live)
+    }
+}
+
+/// Narrows `lo..=hi` and takes the best move by what a probe found; the answer, when
+/// that settles the question "at least `target`?".
+#[inline(always)]
+fn narrow(
+    found: Option<Probe>,
+    target: i32,
+    lo: &mut i32,
+    hi: &mut i32,
+    best: &mut u8,
+) -> Option<i32> {
+    let p = found?;
+    *lo = (*lo).max(i32::from(p.lo));
+    *hi = (*hi).min(i32::from(p.hi));
+    *best = p.best;
+    if *lo >= target {
+        Some(*lo)
+    } else if *hi < target {
+        Some(*hi)
+    } else {
+        None
     }
 }
 

@@ -31,6 +31,7 @@
 //! [`Table::open_file`]). Its entries outlive them, so its format is versioned
 //! ([`TABLE_FORMAT`](super::table_memory::TABLE_FORMAT)).
 
+use std::hint::select_unpredictable;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -85,7 +86,7 @@ struct Data {
 }
 
 impl Data {
-    #[inline]
+    #[inline(always)]
     fn pack(self) -> u64 {
         let best = if self.best == NO_MOVE {
             32
@@ -102,7 +103,7 @@ impl Data {
             | u64::from(self.scope & 1) << 24
     }
 
-    #[inline]
+    #[inline(always)]
     fn unpack(word: u64) -> Data {
         let best = ((word >> 12) & 63) as u8;
         Data {
@@ -366,9 +367,10 @@ impl TableHandle {
     /// relative to the leader, plus [`CLASS`] for a class entry.
     #[inline]
     fn place(&self, key: u64, id: u8) -> (usize, u64) {
-        let m = mix(key, id % CLASS);
+        let class = id >= CLASS;
+        let m = mix(key, if class { id - CLASS } else { id });
         let want = (m >> INDEX_BITS) << DATA_BITS
-            | u64::from(id >= CLASS) << CLASS_SHIFT
+            | u64::from(class) << CLASS_SHIFT
             | u64::from(self.strain) << STRAIN_SHIFT;
         (m as usize & self.mask, want)
     }
@@ -401,13 +403,12 @@ impl TableHandle {
         let (bucket, want) = self.place(key, id);
         // The slot whose tag, class bit and strain are this entry's (an empty slot, the
         // zero word, has no strain). All eight are read and the match is kept by a
-        // conditional move: where it sits is data, and a branch on it mispredicts.
+        // conditional move: where it sits is data, and a branch on it mispredicts
+        // (a plain `if` compiled to one once the search probed two entries per position).
         let mut found = 0;
         for slot in &self.table.buckets[bucket].0 {
             let word = slot.load(Relaxed);
-            if (word ^ want) & MATCH_BITS == 0 {
-                found = word;
-            }
+            found = select_unpredictable((word ^ want) & MATCH_BITS == 0, word, found);
         }
         if found == 0 {
             return None;
@@ -436,9 +437,9 @@ impl TableHandle {
         let mut victim_score = i32::MAX;
         for (i, slot) in bucket.iter().enumerate() {
             let word = slot.load(Relaxed);
-            if (word ^ want) & MATCH_BITS == 0 {
-                (matched, matched_word) = (i, word);
-            }
+            let matches = (word ^ want) & MATCH_BITS == 0;
+            matched = select_unpredictable(matches, i, matched);
+            matched_word = select_unpredictable(matches, word, matched_word);
             // Prefer empty slots, then other scopes' entries, then stale generations,
             // then the shallowest entry.
             let d = Data::unpack(word);
