@@ -9,7 +9,10 @@
 //! table pages); the N-thread figure is wall time. Medians of `--repeats` runs.
 //!
 //! `--random N` solves N random declarer views instead, on one thread: the check that
-//! a change to the solver serves any problem, not only the ten.
+//! a change to the solver serves any problem, not only the ten. With `--compare CMD`
+//! it runs `CMD NODES CONTRACT LEADER VIEW` for each view (for example `CMD 50000 6S W
+//! 'AKQ9.*KJT9.K9.*K8'`, the view in the declarer's notation) and checks that both
+//! histograms agree.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -29,7 +32,8 @@ pub struct Args {
     /// Threads for the multi-threaded run (default: available cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// A command taking `NODES IDX` that prints the histogram line and seconds.
+    /// A command taking `NODES IDX` (with `--random`: `NODES CONTRACT LEADER VIEW`)
+    /// that prints the histogram line and seconds.
     #[arg(long)]
     compare: Option<String>,
     /// Runs per problem and side; the table shows medians.
@@ -43,7 +47,7 @@ pub struct Args {
     problems: Vec<String>,
     /// Instead of the ten problems: this many random declarer views (declarer N, a
     /// random hand and talon, contract and leader W or E), one thread each.
-    #[arg(long, conflicts_with_all = ["compare", "problems"])]
+    #[arg(long, conflicts_with = "problems")]
     random: Option<usize>,
     /// Seed of the random views (the same seed gives the same views).
     #[arg(long, default_value_t = 1)]
@@ -69,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "--layouts must be in 1..={LAYOUT_COUNT}"
     );
     if let Some(count) = args.random {
-        return run_random(count, args.seed, args.layouts);
+        return run_random(count, args.seed, args.layouts, args.compare.as_deref());
     }
     let threads = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
@@ -101,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut exact = true;
         for _ in 0..args.repeats {
             if let Some(cmd) = &args.compare {
-                let (h, secs) = run_command(cmd, args.layouts, idx)?;
+                let (h, secs) = run_command(cmd, &format!("{} {idx}", args.layouts))?;
                 exact &= expected.is_none_or(|e| e.counts == h);
                 reference.push(secs);
             }
@@ -151,28 +155,52 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// Solves `count` random views on one thread; prints each view's nodes per layout and
-/// CPU seconds, then their totals by kind of strain.
-fn run_random(count: usize, seed: u64, layouts: u32) -> anyhow::Result<()> {
-    // xorshift never leaves a state of 0: the seed is mixed, and the one seed mixed to
-    // 0 takes 1 instead.
-    let mut rng = Rng((seed ^ 0x9E37_79B9_7F4A_7C15).max(1));
+/// CPU seconds (and with `compare`, the other solver's seconds and the ratio), then
+/// their totals by kind of strain.
+fn run_random(count: usize, seed: u64, layouts: u32, compare: Option<&str>) -> anyhow::Result<()> {
+    let mut rng = views_rng(seed);
     println!("{count} random views (seed {seed}), {layouts} layouts each, 1 thread");
-    // Per kind: views, nodes, CPU seconds.
-    let mut kinds: BTreeMap<&str, (u32, u64, f64)> = BTreeMap::new();
+    // Per kind: views, nodes, our CPU seconds, the other solver's seconds, the least
+    // ratio.
+    let mut kinds: BTreeMap<&str, (u32, u64, f64, f64, f64)> = BTreeMap::new();
+    let mut differ = 0;
     for _ in 0..count {
         let view = random_view(&mut rng);
+        let reference = match compare {
+            Some(cmd) => {
+                let leader = view.leader();
+                let args = format!(
+                    "{layouts} {} {leader} '{}'",
+                    view.contract(),
+                    view.notation()
+                );
+                Some(run_command(cmd, &args)?)
+            }
+            None => None,
+        };
         let mut solver = Solver::new(DEFAULT_TT_BYTES);
+        let mut histogram = Histogram::default();
         let start = CpuTime::now();
-        solve_layouts(
-            &mut solver,
-            &view,
-            0..layouts,
-            |_| ControlFlow::Continue(()),
-        )?;
+        solve_layouts(&mut solver, &view, 0..layouts, |r| {
+            histogram.add(r.tricks.as_slice()[0]);
+            ControlFlow::Continue(())
+        })?;
         let cpu = CpuTime::now().since(start).total();
         let nodes = solver.stats().nodes;
+        let compared = match reference {
+            Some((h, secs)) => {
+                let same = h == histogram.counts;
+                differ += usize::from(!same);
+                format!(
+                    ", ref {secs:7.2} s, ratio {:6.2}x{}",
+                    secs / cpu.max(1e-3),
+                    if same { "" } else { " HISTOGRAMS DIFFER" }
+                )
+            }
+            None => String::new(),
+        };
         println!(
-            "{:<7} leader {} {:<16} {:8.1} nodes per layout, {cpu:6.2} s CPU",
+            "{:<7} leader {} {:<16} {:8.1} nodes per layout, {cpu:6.2} s CPU{compared}",
             view.contract().to_string(),
             view.leader(),
             view.notation(),
@@ -183,16 +211,43 @@ fn run_random(count: usize, seed: u64, layouts: u32) -> anyhow::Result<()> {
             Strain::NoTrump => "no trump",
             Strain::Misere => "misere",
         };
-        let entry = kinds.entry(kind).or_default();
-        *entry = (entry.0 + 1, entry.1 + nodes, entry.2 + cpu);
+        let ref_secs = reference.map_or(0.0, |r| r.1);
+        let e = kinds.entry(kind).or_insert((0, 0, 0.0, 0.0, f64::INFINITY));
+        *e = (
+            e.0 + 1,
+            e.1 + nodes,
+            e.2 + cpu,
+            e.3 + ref_secs,
+            e.4.min(ref_secs / cpu.max(1e-3)),
+        );
     }
-    for (kind, (views, nodes, cpu)) in kinds {
+    for (kind, (views, nodes, cpu, ref_secs, least)) in kinds {
+        let compared = match compare {
+            Some(_) => format!(
+                ", ref {ref_secs:7.2} s, ratio {:5.2}x in sum, least {least:5.2}x",
+                ref_secs / cpu.max(1e-3)
+            ),
+            None => String::new(),
+        };
         println!(
-            "{kind:<8} {views:3} views: {:8.1} nodes per layout, {cpu:7.2} s CPU",
+            "{kind:<8} {views:3} views: {:8.1} nodes per layout, {cpu:7.2} s CPU{compared}",
             nodes as f64 / (f64::from(views) * f64::from(layouts)),
         );
     }
+    if differ > 0 {
+        bail!(
+            "{differ} view(s) got another histogram from `{}`",
+            compare.unwrap_or_default()
+        );
+    }
     Ok(())
+}
+
+/// The source of the random views of `seed`.
+fn views_rng(seed: u64) -> Rng {
+    // xorshift never leaves a state of 0: the seed is mixed, and the one seed mixed to
+    // 0 takes 1 instead.
+    Rng((seed ^ 0x9E37_79B9_7F4A_7C15).max(1))
 }
 
 /// A random declarer view: declarer N with 10 random cards and a 2-card talon, one of
@@ -263,11 +318,11 @@ fn fixed_cost(p: &StandardProblem) -> (f64, f64) {
     )
 }
 
-/// Runs `cmd NODES IDX`; returns its histogram and the seconds it printed.
-fn run_command(cmd: &str, layouts: u32, idx: usize) -> anyhow::Result<([u32; 11], f64)> {
+/// Runs `cmd ARGS`; returns its histogram and the seconds it printed.
+fn run_command(cmd: &str, args: &str) -> anyhow::Result<([u32; 11], f64)> {
     let out = Command::new("sh")
         .arg("-c")
-        .arg(format!("{cmd} {layouts} {idx}"))
+        .arg(format!("{cmd} {args}"))
         .output()
         .with_context(|| format!("running `{cmd}`"))?;
     anyhow::ensure!(out.status.success(), "`{cmd}` failed: {}", out.status);
@@ -319,22 +374,20 @@ struct CpuTime {
 }
 
 impl CpuTime {
-    /// The CPU time used by this process so far (Linux; 0 elsewhere).
+    /// The CPU time used by this process so far, to the microsecond (the kernel's
+    /// accounting, as the reference's getrusage; /proc/self/stat counts 10 ms ticks,
+    /// too coarse for a short view).
     fn now() -> CpuTime {
-        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-        // Fields after the parenthesised command name; utime and stime are fields 14, 15.
-        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        let seconds = |i: usize| {
-            fields
-                .get(i)
-                .and_then(|v| v.parse::<f64>().ok())
-                .unwrap_or(0.0)
-                / 100.0
+        // SAFETY: getrusage only writes the struct it is given.
+        let usage = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+            usage
         };
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
         CpuTime {
-            user: seconds(11),
-            kernel: seconds(12),
+            user: seconds(usage.ru_utime),
+            kernel: seconds(usage.ru_stime),
         }
     }
 
@@ -376,5 +429,48 @@ mod tests {
             strains.insert(view.contract().to_string());
         }
         assert_eq!(strains.len(), 6, "every strain comes up: {strains:?}");
+    }
+
+    /// `--random --compare CMD` hands CMD the layouts, contract, leader and view (its
+    /// `*` reaching it unexpanded), and fails when the histograms differ.
+    #[test]
+    fn random_views_compare_their_histograms_with_the_command() {
+        let dir = std::env::temp_dir().join(format!("deckhand-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let args_file = dir.join("args");
+        // Claims that the declarer takes all 10 tricks in each of the 40 layouts; the
+        // test solves the view itself to know whether that is so.
+        let cmd = format!(
+            "f() {{ printf '%s|' \"$@\" > {}; echo 0 0 0 0 0 0 0 0 0 0 40; echo 0.25; }}; f",
+            args_file.display()
+        );
+        let mut rng = views_rng(7);
+        let view = random_view(&mut rng);
+        let mut solver = Solver::default();
+        let mut tens = 0;
+        solve_layouts(&mut solver, &view, 0..40, |r| {
+            tens += u32::from(r.tricks.as_slice()[0] == 10);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let result = run_random(1, 7, 40, Some(&cmd));
+        let sent = std::fs::read_to_string(&args_file).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            sent,
+            format!(
+                "40|{}|{}|{}|",
+                view.contract(),
+                view.leader(),
+                view.notation()
+            )
+        );
+        assert!(view.notation().contains('*'));
+        if tens == 40 {
+            result.unwrap();
+        } else {
+            let error = result.unwrap_err().to_string();
+            assert!(error.contains("another histogram"), "{error}");
+        }
     }
 }
