@@ -160,9 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn run_random(count: usize, seed: u64, layouts: u32, compare: Option<&str>) -> anyhow::Result<()> {
     let mut rng = views_rng(seed);
     println!("{count} random views (seed {seed}), {layouts} layouts each, 1 thread");
-    // Per kind: views, nodes, our CPU seconds, the other solver's seconds, the least
-    // ratio.
-    let mut kinds: BTreeMap<&str, (u32, u64, f64, f64, f64)> = BTreeMap::new();
+    let mut kinds: BTreeMap<&str, KindTotals> = BTreeMap::new();
     let mut differ = 0;
     for _ in 0..count {
         let view = random_view(&mut rng);
@@ -187,13 +185,14 @@ fn run_random(count: usize, seed: u64, layouts: u32, compare: Option<&str>) -> a
         })?;
         let cpu = CpuTime::now().since(start).total();
         let nodes = solver.stats().nodes;
+        let ref_secs = reference.map_or(0.0, |(_, secs)| secs);
         let compared = match reference {
             Some((h, secs)) => {
                 let same = h == histogram.counts;
                 differ += usize::from(!same);
                 format!(
                     ", ref {secs:7.2} s, ratio {:6.2}x{}",
-                    secs / cpu.max(1e-3),
+                    ratio(secs, cpu),
                     if same { "" } else { " HISTOGRAMS DIFFER" }
                 )
             }
@@ -211,27 +210,34 @@ fn run_random(count: usize, seed: u64, layouts: u32, compare: Option<&str>) -> a
             Strain::NoTrump => "no trump",
             Strain::Misere => "misere",
         };
-        let ref_secs = reference.map_or(0.0, |r| r.1);
-        let e = kinds.entry(kind).or_insert((0, 0, 0.0, 0.0, f64::INFINITY));
-        *e = (
-            e.0 + 1,
-            e.1 + nodes,
-            e.2 + cpu,
-            e.3 + ref_secs,
-            e.4.min(ref_secs / cpu.max(1e-3)),
-        );
+        let totals = kinds.entry(kind).or_insert(KindTotals {
+            views: 0,
+            nodes: 0,
+            cpu: 0.0,
+            ref_secs: 0.0,
+            least: f64::INFINITY,
+        });
+        totals.views += 1;
+        totals.nodes += nodes;
+        totals.cpu += cpu;
+        totals.ref_secs += ref_secs;
+        totals.least = totals.least.min(ratio(ref_secs, cpu));
     }
-    for (kind, (views, nodes, cpu, ref_secs, least)) in kinds {
+    for (kind, t) in kinds {
         let compared = match compare {
             Some(_) => format!(
-                ", ref {ref_secs:7.2} s, ratio {:5.2}x in sum, least {least:5.2}x",
-                ref_secs / cpu.max(1e-3)
+                ", ref {:7.2} s, ratio {:5.2}x in sum, least {:5.2}x",
+                t.ref_secs,
+                ratio(t.ref_secs, t.cpu),
+                t.least
             ),
             None => String::new(),
         };
         println!(
-            "{kind:<8} {views:3} views: {:8.1} nodes per layout, {cpu:7.2} s CPU{compared}",
-            nodes as f64 / (f64::from(views) * f64::from(layouts)),
+            "{kind:<8} {:3} views: {:8.1} nodes per layout, {:7.2} s CPU{compared}",
+            t.views,
+            t.nodes as f64 / (f64::from(t.views) * f64::from(layouts)),
+            t.cpu,
         );
     }
     if differ > 0 {
@@ -241,6 +247,22 @@ fn run_random(count: usize, seed: u64, layouts: u32, compare: Option<&str>) -> a
         );
     }
     Ok(())
+}
+
+/// One kind of strain's random views, summed.
+struct KindTotals {
+    views: u32,
+    nodes: u64,
+    /// Our CPU seconds, and the other solver's.
+    cpu: f64,
+    ref_secs: f64,
+    /// The least ratio of one view.
+    least: f64,
+}
+
+/// How many times faster than the other solver's `reference` seconds ours are.
+fn ratio(reference: f64, ours: f64) -> f64 {
+    reference / ours.max(1e-3)
 }
 
 /// The source of the random views of `seed`.
