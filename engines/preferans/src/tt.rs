@@ -526,24 +526,36 @@ pub(crate) fn keys(rel: [u32; 3], declarer_rel: usize) -> (u64, u64) {
     let live = rel[0] | rel[1] | rel[2];
     let tail = tail_cards(rel[declarer_rel], live);
     let first = usize::from(declarer_rel == 0);
-    let second = 3 - declarer_rel - first;
     let mut first_tail = 0;
     for s in 0..4 {
         let count = suit_len(rel[first] & tail, s) as usize;
         let highest = HIGHEST[usize::from(suit_byte(tail, s))][count];
         first_tail |= u32::from(highest) << (8 * s);
     }
-    let mut member = rel;
-    member[first] = rel[first] & !tail | first_tail;
-    member[second] = rel[second] & !tail | tail & !first_tail;
-    // Both keys in one loop: `(key(rel), key(member))` ran 1.7% more instructions on
-    // preferansRu1's first 20,000 layouts.
-    let (mut key, mut class) = (0u64, 0u64);
+    // The member differs from `rel` only in the defenders' tail cards, and a suit's
+    // rank adds the ternary digits of the hand after the leader once and of the next
+    // hand twice. When a defender leads, its hand is not in the sum; when the declarer
+    // leads, the two defenders' digits sum to their union's (unchanged) plus the
+    // second's. Either way the class key is the key plus the second defender's change,
+    // counted twice when it sits two after the leader: three table reads a suit instead
+    // of six (-1.7% instructions on the slowest random view, -1.9% on preferansRu1).
+    let second = 3 - declarer_rel - first;
+    let weight = if declarer_rel == 1 { 2 } else { 1 };
+    let member = rel[second] & !tail | tail & !first_tail;
+    let (mut key, mut change) = (0u64, 0u64);
     for s in 0..4 {
-        key = key * 9841 + suit_rank(live, rel[1], rel[2], s);
-        class = class * 9841 + suit_rank(live, member[1], member[2], s);
+        let base = usize::from(suit_byte(live, s)) << 8;
+        let digits = |hand: u32| u64::from(TERNARY[base | usize::from(suit_byte(hand, s))]);
+        key = key * 9841
+            + u64::from(SEQUENCE_START[usize::from(suit_byte(live, s))])
+            + digits(rel[1])
+            + 2 * digits(rel[2]);
+        // A suit's change may be negative: wrapping, the sum is the class key.
+        change = change
+            .wrapping_mul(9841)
+            .wrapping_add(digits(member).wrapping_sub(digits(rel[second])));
     }
-    (key, class)
+    (key, key.wrapping_add(change.wrapping_mul(weight)))
 }
 
 /// The tail cards of a position: per suit, the cards of `live` below the declarer's
@@ -921,6 +933,45 @@ pub(super) mod tests {
                 holder_sequences(a) == holder_sequences(b)
             );
             proptest::prop_assert!(key(a) < 9841u64.pow(4));
+        }
+
+        /// The class key is the key of the member where the first defender holds the
+        /// highest tail cards of each suit, built here card by card.
+        #[test]
+        fn class_key_is_the_canonical_members_key(
+            owners in proptest::collection::vec(0u8..4, 32),
+            declarer_rel in 0usize..3,
+        ) {
+            let mut rel = [0u32; 3];
+            for (card, &owner) in owners.iter().enumerate() {
+                if owner < 3 {
+                    rel[usize::from(owner)] |= 1 << card;
+                }
+            }
+            let live = rel[0] | rel[1] | rel[2];
+            let defenders: Vec<usize> = (0..3).filter(|&h| h != declarer_rel).collect();
+            let mut member = rel;
+            for s in 0..4u32 {
+                let lowest = (0..8)
+                    .rev()
+                    .map(|b| 1u32 << (8 * s + b))
+                    .find(|&bit| rel[declarer_rel] & bit != 0);
+                // The suit's tail: the live cards below the declarer's lowest (all of
+                // them when it holds none), highest first.
+                let tail: Vec<u32> = (0..8)
+                    .map(|b| 1u32 << (8 * s + b))
+                    .filter(|&bit| live & bit != 0 && lowest.is_none_or(|l| bit > l))
+                    .collect();
+                let first_count = tail.iter().filter(|&&bit| rel[defenders[0]] & bit != 0).count();
+                let tail_cards = tail.iter().fold(0, |cards, &bit| cards | bit);
+                for &d in &defenders {
+                    member[d] &= !tail_cards;
+                }
+                for (i, &bit) in tail.iter().enumerate() {
+                    member[defenders[usize::from(i >= first_count)]] |= bit;
+                }
+            }
+            proptest::prop_assert_eq!(keys(rel, declarer_rel), (key(rel), key(member)));
         }
 
         /// The mixing is a bijection of the identities: its inverse gives them back.
