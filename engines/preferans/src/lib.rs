@@ -53,12 +53,12 @@ mod tt;
 mod view;
 
 pub use allfoe::{
-    solve_all_foe, solve_all_foe_with, solve_layouts, Analysis, Histogram, LayoutResult,
-    OpeningAnalysis, TricksPerOpening,
+    solve_all_foe, solve_all_foe_with, solve_layouts, solve_layouts_in, split_order, Analysis,
+    Histogram, LayoutResult, OpeningAnalysis, TricksPerOpening,
 };
 pub use cards::{BySeat, Card, CardParseError, Cards, CardsIter, Rank, Seat, Suit};
 pub use contract::{Contract, ContractError, Strain};
-pub use layouts::{layout_subset, layouts, LayoutIter, LAYOUT_COUNT};
+pub use layouts::{layout_subset, layouts, LayoutIter, LayoutOrder, LAYOUT_COUNT};
 pub use position::{Deal, Position, PositionError};
 pub use problems::{
     parse_problems, parse_problems_lossy, DealError, ParseError, Problem, ProblemError,

@@ -2,11 +2,13 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use common::{foe_oracles, oracles, strain_code};
 use deckhand_preferans::{
-    solve_all_foe_with, solve_layouts, Analysis, BySeat, Cards, Position, Seat, Solver,
+    layouts, solve_all_foe_with, solve_layouts, solve_layouts_in, split_order, standard_problems,
+    Analysis, BySeat, Cards, LayoutOrder, Position, Seat, Solver, LAYOUT_COUNT,
 };
 
 #[test]
@@ -189,4 +191,58 @@ fn per_opening_values_match_single_solves() {
         .map(|o| o.histogram.mean())
         .fold(0.0, f64::max);
     assert!(best > 0.0);
+}
+
+/// A split order lists the same layouts: each position's result equals the result
+/// of the standard layout it maps to (solved with a separate solver), across the
+/// middle where the card numbered first changes hands.
+#[test]
+fn split_order_solves_the_standard_layouts() {
+    let oracle = &foe_oracles()[2];
+    let order = split_order(&oracle.view);
+    assert_ne!(order, LayoutOrder::STANDARD);
+    let index_of: HashMap<u32, u32> = layouts(0..LAYOUT_COUNT).map(|(k, m)| (m, k)).collect();
+    let positions = LAYOUT_COUNT / 2 - 150..LAYOUT_COUNT / 2 + 150;
+    let mut ordered = Vec::new();
+    solve_layouts_in(
+        &mut Solver::new(4 << 20),
+        &oracle.view,
+        order,
+        positions.clone(),
+        |r| {
+            ordered.push(r);
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap();
+    assert_eq!(ordered.len(), positions.len());
+    let mut standard = Solver::new(4 << 20);
+    for (r, (position, mask)) in ordered.iter().zip(order.layouts(positions)) {
+        assert_eq!(r.index, position);
+        let k = index_of[&mask];
+        solve_layouts(&mut standard, &oracle.view, k..k + 1, |s| {
+            assert_eq!(s.tricks, r.tricks, "position {position}, layout {k}");
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    }
+}
+
+/// The card a split order starts with, on three standard problems (see
+/// `split_order` for what each split measured).
+#[test]
+fn split_order_starts_with_a_card_alone_in_its_run() {
+    for (name, card) in [
+        ("preferansRu1", "HA"),
+        ("preferansRu5", "H7"),
+        ("preferansRu7", "CA"),
+    ] {
+        let problem = standard_problems()
+            .into_iter()
+            .find(|p| p.name == name)
+            .unwrap();
+        let order = split_order(&problem.view);
+        let first = problem.view.unknown_cards()[order.first_card() as usize];
+        assert_eq!(first.to_string(), card, "{name}");
+    }
 }
