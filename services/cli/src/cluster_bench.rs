@@ -13,6 +13,7 @@
 //! preferansRu4, preferansRu7) show what workers buy once tables are warm.
 
 use std::net::TcpListener;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,7 +22,10 @@ use anyhow::{bail, Context};
 use coordinator::RunningCoordinator;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::ServerConfig;
-use deckhand_preferans::{solve_all_foe, standard_problems, StandardProblem, LAYOUT_COUNT};
+use deckhand_preferans::{
+    solve_all_foe, solve_layouts_in, split_order, standard_problems, LayoutOrder, Solver,
+    StandardProblem, LAYOUT_COUNT,
+};
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 
@@ -174,12 +178,20 @@ fn in_process(problem: &StandardProblem, threads: usize, end: u32) -> anyhow::Re
 /// Two workers on hosts of their own, estimated in this process: each half of the
 /// layouts solved alone on one thread with a table of its own, one after the other, so
 /// the halves share no cache (as across hosts; on one host two workers also share the
-/// L3). The rate is that of the slower half.
+/// L3). The rate is that of the slower half. The halves are the coordinator's: of
+/// the split order for all layouts, else of the standard order.
 fn halves_alone(problem: &StandardProblem, end: u32) -> anyhow::Result<f64> {
+    let order = if end == LAYOUT_COUNT {
+        split_order(&problem.view)
+    } else {
+        LayoutOrder::STANDARD
+    };
     let mut slowest = 0f64;
     for half in [0..end / 2, end / 2..end] {
         let began = Instant::now();
-        solve_all_foe(&problem.view, half, 1, |_| {})?;
+        solve_layouts_in(&mut Solver::default(), &problem.view, order, half, |_| {
+            ControlFlow::Continue(())
+        })?;
         slowest = slowest.max(began.elapsed().as_secs_f64());
     }
     Ok(f64::from(end) / slowest)

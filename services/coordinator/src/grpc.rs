@@ -169,7 +169,7 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
             return Err(no_worker_accepts(&reasons));
         }
         // The request's own field names (view, range) are the problem's.
-        let problem = prepare(0, &problem, self.jobs.chunk_size(), &[])?;
+        let problem = prepare(0, &problem, self.jobs.chunk_size(), &[], None)?;
         let jobs = self.jobs.clone();
         let job = blocking(move || jobs.submit(vec![problem], String::new(), true)).await?;
         tracing::info!(
@@ -259,7 +259,7 @@ impl pb::coordinator_service_server::CoordinatorService for Coordinator {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                prepare(i as u32, p, chunk_size, &[])
+                prepare(i as u32, p, chunk_size, &[], None)
                     .map_err(|e| e.within(format!("problems[{i}]")))
             })
             .collect::<Result<Vec<_>, _>>()?;

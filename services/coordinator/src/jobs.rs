@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use deckhand::preferans::{layout_range, opening_names, view_from_proto};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
-use deckhand_preferans::{Histogram, LAYOUT_COUNT};
+use deckhand_preferans::{split_order, Histogram, LayoutOrder, LAYOUT_COUNT};
 use pb::AnalysisState;
 use prost::Message;
 use tokio::sync::watch;
@@ -220,11 +220,18 @@ impl Job {
 
 /// Checks a problem of a request: the scheduler's unit, and the problem as
 /// stored (its layout range filled in). Field names are the problem's own.
+///
+/// A stored problem resumes in the layout order it was started in
+/// (`order_first_card`). A new one over all layouts is solved in its
+/// [`split_order`]: workers with a table each take halves of it whose layouts
+/// share fewer positions than the standard order's halves. A part of the layouts
+/// keeps the standard order, where positions are the client's layout indices.
 pub fn prepare(
     index: u32,
     problem: &pb::Problem,
     chunk_size: u32,
     complete: &[u32],
+    order_first_card: Option<u32>,
 ) -> Result<(pb::Problem, Problem), Invalid> {
     if problem.name.len() > MAX_NAME_BYTES {
         return Err(Invalid::new(
@@ -244,9 +251,21 @@ pub fn prepare(
         end: range.end,
         ..problem.clone()
     };
+    let order = match order_first_card {
+        Some(card) => LayoutOrder::starting_with(card).ok_or_else(|| {
+            Invalid::new(
+                "order_first_card",
+                format!("{card}: the unknown cards are numbered 0..19"),
+            )
+        })?,
+        None if range == (0..LAYOUT_COUNT) => split_order(&view),
+        None => LayoutOrder::STANDARD,
+    };
     let openings = opening_names(&view);
     let contract = view.contract();
-    let problem = Problem::new(index, view, contract, range, chunk_size, openings, complete);
+    let problem = Problem::new(
+        index, view, contract, range, order, chunk_size, openings, complete,
+    );
     Ok((stored, problem))
 }
 
@@ -400,7 +419,9 @@ impl Jobs {
                 } else {
                     self.store.chunk_indices(id, i)?
                 };
-                match prepare(i, p, record.chunk_size, &complete) {
+                // A record from before layout orders were stored: the standard one.
+                let order = record.order_first_cards.get(i as usize).copied();
+                match prepare(i, p, record.chunk_size, &complete, order.or(Some(0))) {
                     Ok((_, problem)) => {
                         total += problem.range.len() as u64;
                         if record.results.contains_key(&i) {
@@ -564,6 +585,7 @@ impl Jobs {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let record = JobRecord {
+            order_first_cards: checked.iter().map(|p| p.order.first_card()).collect(),
             problems: normalized,
             request_id,
             state: AnalysisState::Queued as i32,
@@ -747,4 +769,59 @@ impl Jobs {
 
 fn internal(e: anyhow::Error) -> Status {
     Status::internal(format!("job store: {e:#}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use deckhand_preferans::{split_order, DeclarerView, LayoutOrder, Seat};
+
+    use super::*;
+
+    fn problem(start: u32, end: u32) -> pb::Problem {
+        pb::Problem {
+            name: String::new(),
+            view: Some(pb::DeclarerView {
+                declarer: pb::Seat::N as i32,
+                contract: "6S".into(),
+                leader: pb::Seat::W as i32,
+                compact: "QT7.KQJ.A*8*7.KQJ".into(),
+                ..Default::default()
+            }),
+            start,
+            end,
+        }
+    }
+
+    /// All layouts are solved in the split order, a part in the standard one (its
+    /// positions are the client's indices), a stored problem in its stored order.
+    #[test]
+    fn prepare_picks_the_layout_order() {
+        let view = DeclarerView::from_notation(
+            "QT7.KQJ.A*8*7.KQJ",
+            Seat::N,
+            "6S".parse().unwrap(),
+            Seat::W,
+        )
+        .unwrap();
+        let order =
+            |p: &pb::Problem, stored| prepare(0, p, 4096, &[], stored).map(|(_, p)| p.order);
+        let split = split_order(&view);
+        assert_ne!(split, LayoutOrder::STANDARD);
+        assert_eq!(order(&problem(0, 0), None).unwrap(), split);
+        assert_eq!(order(&problem(0, LAYOUT_COUNT), None).unwrap(), split);
+        assert_eq!(
+            order(&problem(0, LAYOUT_COUNT - 1), None).unwrap(),
+            LayoutOrder::STANDARD
+        );
+        assert_eq!(
+            order(&problem(0, 0), Some(0)).unwrap(),
+            LayoutOrder::STANDARD
+        );
+        assert_eq!(
+            order(&problem(0, 0), Some(3)).unwrap(),
+            LayoutOrder::starting_with(3).unwrap()
+        );
+        let invalid = order(&problem(0, 0), Some(20)).unwrap_err();
+        assert_eq!(invalid.field, "order_first_card");
+    }
 }

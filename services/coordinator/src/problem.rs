@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use deckhand_preferans::{Contract, DeclarerView, Strain};
+use deckhand_preferans::{Contract, DeclarerView, LayoutOrder, Strain};
 
 /// State of one chunk of layouts.
 #[derive(Debug, Clone, Default)]
@@ -73,7 +73,10 @@ pub struct Problem {
     pub view: DeclarerView,
     pub strain: Strain,
     pub contract: Contract,
+    /// Layout positions: the range, and the chunks of it, are positions in this
+    /// order (see `jobs::prepare`).
     pub range: Range<u32>,
+    pub order: LayoutOrder,
     pub chunk_size: u32,
     pub openings: Vec<String>,
     chunks: Mutex<Vec<Chunk>>,
@@ -90,6 +93,7 @@ impl Problem {
         view: DeclarerView,
         contract: Contract,
         range: Range<u32>,
+        order: LayoutOrder,
         chunk_size: u32,
         openings: Vec<String>,
         complete: &[u32],
@@ -113,6 +117,7 @@ impl Problem {
             strain: contract.strain,
             contract,
             range,
+            order,
             chunk_size,
             openings,
             chunks: Mutex::new(chunks),
@@ -128,7 +133,7 @@ impl Problem {
         self.chunks().len()
     }
 
-    /// Layout range of chunk `i`.
+    /// Layout positions of chunk `i`.
     pub fn chunk_range(&self, i: usize) -> Range<u32> {
         let start = self.range.start + i as u32 * self.chunk_size;
         start..(start + self.chunk_size).min(self.range.end)
@@ -283,7 +288,16 @@ mod tests {
         let contract: Contract = "misere".parse().unwrap();
         let view =
             DeclarerView::from_notation("T987.T987.*98.*Q#J", Seat::N, contract, Seat::N).unwrap();
-        Problem::new(0, view, contract, 0..chunks * 10, 10, Vec::new(), &[])
+        Problem::new(
+            0,
+            view,
+            contract,
+            0..chunks * 10,
+            LayoutOrder::STANDARD,
+            10,
+            Vec::new(),
+            &[],
+        )
     }
 
     #[test]

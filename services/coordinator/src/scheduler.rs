@@ -246,7 +246,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                prepare(i as u32, p, jobs.chunk_size(), &[])
+                prepare(i as u32, p, jobs.chunk_size(), &[], None)
                     .map_err(|e| e.within(format!("problems[{i}]")))
             })
             .collect::<Result<Vec<_>, _>>()?;

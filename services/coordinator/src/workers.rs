@@ -614,6 +614,7 @@ async fn run_lease(
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,
+        order_first_card: problem.order.first_card(),
     };
     // The job id travels as metadata so the worker's logs name the job too.
     let mut request = tonic::Request::new(request);
@@ -650,6 +651,14 @@ async fn run_lease(
             }
             Ok(Ok(Some(message))) => message,
         };
+        if message.order_first_card != problem.order.first_card() {
+            // A worker from before layout orders answers in the standard order.
+            return Err(Status::failed_precondition(format!(
+                "worker answered in the layout order starting with card {}, asked for {}",
+                message.order_first_card,
+                problem.order.first_card()
+            )));
+        }
         let recorded = problem
             .record(lease.chunk, message.start, message.count, &message.tricks)
             .map_err(Status::internal)?;

@@ -21,7 +21,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use deckhand_preferans::{BySeat, Cards, Position, Seat, Solver, LAYOUT_COUNT};
+use deckhand_preferans::{BySeat, Cards, LayoutOrder, Position, Seat, Solver, LAYOUT_COUNT};
 
 use crate::layouts;
 
@@ -147,7 +147,16 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         let request = request.into_inner();
         let view = Arc::new(view_from_proto(request.view.as_ref())?);
         let range = layout_range(request.start, request.end)?;
-        tracing::info!(job_id, start = range.start, end = range.end, strain = %view.contract().strain, "solving layouts");
+        let order = LayoutOrder::starting_with(request.order_first_card).ok_or_else(|| {
+            Invalid::new(
+                "order_first_card",
+                format!(
+                    "{}: the unknown cards are numbered 0..19",
+                    request.order_first_card
+                ),
+            )
+        })?;
+        tracing::info!(job_id, start = range.start, end = range.end, order_first_card = order.first_card(), strain = %view.contract().strain, "solving layouts");
         let openings = Arc::new(opening_names(&view));
         // A message holds a byte per layout and opening; it must fit the
         // message limit (the openings' names and framing take well under 1 KiB).
@@ -158,7 +167,15 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         }
         .min(u32::try_from(fits).unwrap_or(u32::MAX))
         .max(1);
-        let rx = layouts::solve(&self.pool, view, range, chunk, openings, self.read_stall);
+        let rx = layouts::solve(
+            &self.pool,
+            view,
+            order,
+            range,
+            chunk,
+            openings,
+            self.read_stall,
+        );
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 

@@ -13,17 +13,19 @@ use std::time::Duration;
 use deckhand::pool::{self, Cost};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
-use deckhand_preferans::{solve_layouts, DeclarerView, Solver};
+use deckhand_preferans::{solve_layouts_in, DeclarerView, LayoutOrder, Solver};
 use tokio::sync::mpsc;
 use tonic::Status;
 
 use crate::solver_pool::SolverPool;
 
-/// Starts solving `range` of `view` on up to all slots of `pool`, `chunk`
-/// layouts per message; the work stops when the receiver is dropped.
+/// Starts solving the layouts at positions `range` of `order` of `view` on up to
+/// all slots of `pool`, `chunk` layouts per message; the work stops when the
+/// receiver is dropped.
 pub(crate) fn solve(
     pool: &Arc<SolverPool>,
     view: Arc<DeclarerView>,
+    order: LayoutOrder,
     range: Range<u32>,
     chunk: u32,
     openings: Arc<Vec<String>>,
@@ -58,7 +60,14 @@ pub(crate) fn solve(
                         tx: &tx,
                         read_stall,
                     };
-                    solve_chunks(solver, &view, &next, range, chunk, &openings, out)
+                    let work = Work {
+                        view: &view,
+                        order,
+                        range,
+                        chunk,
+                        openings: &openings,
+                    };
+                    solve_chunks(solver, work, &next, out)
                 });
                 slot.layouts.fetch_add(solved, Ordering::Relaxed);
                 drop(lease);
@@ -71,15 +80,14 @@ pub(crate) fn solve(
 
 /// Solves `range` on one leased slot, sending a message per `chunk` layouts.
 /// Stops as soon as the receiver is gone (client cancelled).
-fn solve_chunks(
-    solver: &mut Solver,
-    view: &DeclarerView,
-    next: &AtomicU32,
-    range: Range<u32>,
-    chunk: u32,
-    openings: &[String],
-    out: Output<'_>,
-) -> u64 {
+fn solve_chunks(solver: &mut Solver, work: Work<'_>, next: &AtomicU32, out: Output<'_>) -> u64 {
+    let Work {
+        view,
+        order,
+        range,
+        chunk,
+        openings,
+    } = work;
     let mut solved = 0u64;
     loop {
         let start = next.fetch_add(chunk, Ordering::Relaxed);
@@ -88,7 +96,7 @@ fn solve_chunks(
         }
         let end = (start + chunk).min(range.end);
         let mut tricks = Vec::with_capacity((end - start) as usize * openings.len());
-        let result = solve_layouts(solver, view, start..end, |r| {
+        let result = solve_layouts_in(solver, view, order, start..end, |r| {
             tricks.extend_from_slice(r.tricks.as_slice());
             if out.tx.is_closed() {
                 ControlFlow::Break(())
@@ -112,11 +120,21 @@ fn solve_chunks(
             count,
             openings: openings.to_vec(),
             tricks,
+            order_first_card: order.first_card(),
         };
         if !out.send(Ok(message)) {
             return solved;
         }
     }
+}
+
+/// What a request asks a slot to solve.
+struct Work<'a> {
+    view: &'a DeclarerView,
+    order: LayoutOrder,
+    range: Range<u32>,
+    chunk: u32,
+    openings: &'a [String],
 }
 
 /// Where a solve's messages go.

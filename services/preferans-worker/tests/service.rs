@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::RunningServer;
-use deckhand_preferans::{solve_layouts, Contract, DeclarerView, Seat, Solver};
+use deckhand_preferans::{
+    solve_layouts, solve_layouts_in, Contract, DeclarerView, LayoutOrder, Seat, Solver,
+};
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 use preferans_worker::grpc::{PreferansWorkerServiceServer, SolverPool, Worker};
 use tonic::server::NamedService;
@@ -119,6 +121,7 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
         start: 1000,
         end: 1700,
         chunk_size: 64,
+        order_first_card: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let mut got = vec![None; 700];
@@ -152,11 +155,59 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
         start: 0,
         end: 10,
         chunk_size: 0,
+        order_first_card: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let m = stream.message().await.unwrap().unwrap();
     assert_eq!(m.openings.len(), 10);
     assert_eq!(m.tricks.len(), m.count as usize * 10);
+    server.shutdown().await.unwrap();
+}
+
+/// Positions of another layout order: the engine's results for that order, the
+/// order echoed in every message; a card number past the unknown cards is refused.
+#[tokio::test]
+async fn solve_layouts_in_another_order() {
+    let (server, mut client) = start(2).await;
+    let notation = "#A*8*7.AKT.KJ.A987";
+    let request = |order_first_card| pb::SolveLayoutsRequest {
+        view: Some(view(notation, "6C", pb::Seat::N)),
+        start: 92_300,
+        end: 92_450,
+        chunk_size: 32,
+        order_first_card,
+    };
+    let mut stream = client.solve_layouts(request(9)).await.unwrap().into_inner();
+    let mut got = vec![None; 150];
+    while let Some(m) = stream.message().await.unwrap() {
+        assert_eq!(m.order_first_card, 9);
+        for (i, t) in m.tricks.iter().enumerate() {
+            got[(m.start - 92_300) as usize + i] = Some(*t);
+        }
+    }
+    let view = DeclarerView::from_notation(
+        notation,
+        Seat::N,
+        "6C".parse::<Contract>().unwrap(),
+        Seat::N,
+    )
+    .unwrap();
+    let order = LayoutOrder::starting_with(9).unwrap();
+    let mut expected = Vec::new();
+    solve_layouts_in(
+        &mut Solver::new(4 << 20),
+        &view,
+        order,
+        92_300..92_450,
+        |r| {
+            expected.push(Some(r.tricks[0]));
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap();
+    assert_eq!(got, expected);
+    let r = client.solve_layouts(request(20)).await;
+    assert_invalid(r, &["order_first_card", "20"]);
     server.shutdown().await.unwrap();
 }
 
@@ -179,6 +230,7 @@ async fn status_reports_trumps_and_layouts_per_thread() {
         start: 0,
         end: 300,
         chunk_size: 50,
+        order_first_card: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     while stream.message().await.unwrap().is_some() {}
@@ -206,6 +258,7 @@ async fn a_cancelled_stream_stops_the_search() {
         start: 0,
         end: 184_756,
         chunk_size: 16,
+        order_first_card: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
@@ -294,6 +347,7 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
         start,
         end,
         chunk_size: 0,
+        order_first_card: 0,
     };
     let r = client
         .solve_layouts(layouts(
@@ -329,6 +383,7 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
             start: 0,
             end: 10,
             chunk_size: 0,
+            order_first_card: 0,
         })
         .await;
     assert_invalid(r, &["view", "missing"]);
@@ -351,6 +406,7 @@ async fn answers_fit_the_message_limit_and_card_lists_are_bounded() {
         start: 0,
         end: 3000,
         chunk_size: 184_756,
+        order_first_card: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let mut layouts = 0;
@@ -394,6 +450,7 @@ async fn a_client_that_stops_reading_loses_its_solve() {
         start: 0,
         end: 184_756,
         chunk_size: 4096,
+        order_first_card: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
