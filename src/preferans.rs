@@ -4,7 +4,9 @@
 
 use std::ops::Range;
 
-use deckhand_preferans::{Card, Cards, Contract, DeclarerView, Seat, Strain, LAYOUT_COUNT};
+use deckhand_preferans::{
+    Card, Cards, Contract, DeclarerView, LayoutOrder, Seat, Strain, LAYOUT_COUNT,
+};
 
 use crate::proto::preferans::v1 as pb;
 use crate::status::{FieldResult, Invalid};
@@ -110,6 +112,21 @@ pub fn layout_range(start: u32, end: u32) -> Result<Range<u32>, Invalid> {
         ));
     }
     Ok(start..end)
+}
+
+/// Checks a layout order (`layout_order` of SolveLayoutsRequest): empty, or each
+/// unknown card's number once.
+pub fn layout_order(cards: &[u32]) -> Result<LayoutOrder, Invalid> {
+    LayoutOrder::new(cards).map_err(|reason| Invalid::new("layout_order", reason))
+}
+
+/// The wire form of a layout order: empty for the standard one.
+pub fn layout_order_to_proto(order: &LayoutOrder) -> Vec<u32> {
+    if *order == LayoutOrder::STANDARD {
+        Vec::new()
+    } else {
+        order.cards().to_vec()
+    }
 }
 
 /// Wire names of the candidate openings ("" when a defender's unknown card opens).

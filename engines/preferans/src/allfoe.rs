@@ -217,14 +217,15 @@ pub fn solve_layouts_in(
 }
 
 /// The layout order for workers with a table each that split all layouts between
-/// them: it starts with the unknown card whose holder divides the layouts into
-/// halves that share the fewest positions. That is a card alone between two of the
-/// declarer's cards of its suit (or a suit's end), at the top of its suit in trump
-/// and no-trump games, at the bottom in misère; else one with the fewest unknown
-/// cards beside it. Measured on all layouts, the two halves each solved with a
-/// table of its own against the whole on one table, in nodes: preferansRu1 1.07
-/// (the ace of hearts; standard order, the ace of spades first: 1.22), Ru5 1.06
-/// (the seven of hearts; 1.21), Ru7 1.09 (the ace of clubs; 1.31).
+/// them: the unknown cards whose holders divide the layouts into parts that share
+/// the fewest positions come first. The best are cards alone between two of the
+/// declarer's cards of their suit (or a suit's end), at the top of the suit in
+/// trump and no-trump games, at the bottom in misère; then cards with the fewest
+/// unknown cards beside them; ties in card order. Measured on all layouts, the two
+/// halves each solved with a table of its own against the whole on one table, in
+/// nodes: preferansRu1 1.07 (the ace of hearts first; the standard order, the ace
+/// of spades first: 1.22), Ru5 1.06 (the seven of hearts; 1.21), Ru7 1.09 (the
+/// ace of clubs; 1.31).
 pub fn split_order(view: &DeclarerView) -> LayoutOrder {
     let unknown = view.unknown_cards();
     let unknown_set = unknown.iter().fold(Cards::EMPTY, |set, &c| set.with(c));
@@ -254,10 +255,10 @@ pub fn split_order(view: &DeclarerView) -> LayoutOrder {
         let at_preferred_end = if misere { below == 0 } else { above == 0 };
         (run, !at_preferred_end)
     };
-    let first = (0..unknown.len())
-        .min_by_key(|&i| key(unknown[i]))
-        .expect("20 unknown cards");
-    LayoutOrder::starting_with(first as u32).expect("an unknown card's number")
+    let mut cards: Vec<u32> = (0..unknown.len() as u32).collect();
+    // A stable sort: ties stay in card order.
+    cards.sort_by_key(|&i| key(unknown[i as usize]));
+    LayoutOrder::new(&cards).expect("a permutation of the unknown cards")
 }
 
 /// Layouts a thread takes at a time. Neighbouring layouts share many positions, so

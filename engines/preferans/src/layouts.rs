@@ -66,39 +66,77 @@ impl Iterator for LayoutIter {
     }
 }
 
-/// An order of the layouts: the standard numbering of the 20 unknown cards with one
-/// card moved to the front, the layouts listed as in the standard order over that
-/// numbering. The first half of the layouts are those where the subset seat holds
-/// that card, so workers with a table each that take one half each split on it
-/// (see [`crate::split_order`]). Card 0 first is the standard order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// An order of the layouts: the 20 unknown cards numbered in another order, the
+/// layouts listed as in the standard order over that numbering. Its first half are
+/// the layouts where the subset seat holds the card numbered first, its quarters
+/// split those on the second card, and so on: workers with a table each that take
+/// one part each split on those cards (see [`crate::split_order`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutOrder {
-    first_card: u8,
+    /// `cards[j]`: the standard number of the card numbered `j`.
+    cards: [u8; UNKNOWN],
+}
+
+impl Default for LayoutOrder {
+    fn default() -> LayoutOrder {
+        LayoutOrder::STANDARD
+    }
 }
 
 impl LayoutOrder {
     /// The standard order of layout indices.
-    pub const STANDARD: LayoutOrder = LayoutOrder { first_card: 0 };
+    pub const STANDARD: LayoutOrder = {
+        let mut cards = [0u8; UNKNOWN];
+        let mut j = 0;
+        while j < UNKNOWN {
+            cards[j] = j as u8;
+            j += 1;
+        }
+        LayoutOrder { cards }
+    };
 
-    /// The order that numbers unknown card `card` (0..20, standard numbering) first,
-    /// or None when there is no such card.
-    pub fn starting_with(card: u32) -> Option<LayoutOrder> {
-        (card < UNKNOWN as u32).then_some(LayoutOrder {
-            first_card: card as u8,
-        })
+    /// The order numbering the unknown cards `cards[0]`, `cards[1]`, ... (standard
+    /// numbers); empty is the standard order. Else `cards` must hold each of 0..20
+    /// once: the error says what is wrong.
+    pub fn new(cards: &[u32]) -> Result<LayoutOrder, String> {
+        if cards.is_empty() {
+            return Ok(LayoutOrder::STANDARD);
+        }
+        if cards.len() != UNKNOWN {
+            return Err(format!(
+                "{} card numbers, expected 20 (each of 0..19 once) or none",
+                cards.len()
+            ));
+        }
+        let mut order = [0u8; UNKNOWN];
+        let mut seen = 0u32;
+        for (slot, &card) in order.iter_mut().zip(cards) {
+            if card >= UNKNOWN as u32 {
+                return Err(format!("card number {card}: the unknown cards are 0..19"));
+            }
+            if seen & 1 << card != 0 {
+                return Err(format!("card number {card} appears twice"));
+            }
+            seen |= 1 << card;
+            *slot = card as u8;
+        }
+        Ok(LayoutOrder { cards: order })
     }
 
-    /// The unknown card numbered first, in the standard numbering.
-    pub fn first_card(self) -> u32 {
-        u32::from(self.first_card)
+    /// The standard numbers of the cards in this order's numbering.
+    pub fn cards(&self) -> [u32; UNKNOWN] {
+        self.cards.map(u32::from)
     }
 
     /// The standard subset mask of a subset mask in this order's numbering.
-    pub fn standard_mask(self, mask: u32) -> u32 {
-        let first = u32::from(self.first_card);
-        // Bit 0 is the first card; bits 1..=first are cards 0..first; the rest stay.
-        let below = (1u32 << first) - 1;
-        (mask & 1) << first | (mask >> 1) & below | mask & !(below << 1 | 1)
+    pub fn standard_mask(&self, mask: u32) -> u32 {
+        let mut rest = mask;
+        let mut standard = 0;
+        while rest != 0 {
+            standard |= 1 << self.cards[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        standard
     }
 
     /// The layouts at positions `range` of this order, as `(position, standard
@@ -172,38 +210,51 @@ mod tests {
     #[test]
     fn every_order_lists_every_layout_once() {
         let all: HashSet<u32> = layouts(0..LAYOUT_COUNT).map(|(_, m)| m).collect();
-        for first in [0, 1, 7, 19] {
-            let order = LayoutOrder::starting_with(first).unwrap();
+        let reversed: Vec<u32> = (0..20).rev().collect();
+        let shuffled: Vec<u32> = (0..20).map(|j| (j * 7 + 3) % 20).collect();
+        for cards in [reversed, shuffled] {
+            let order = LayoutOrder::new(&cards).unwrap();
             let listed: Vec<u32> = order.layouts(0..LAYOUT_COUNT).map(|(_, m)| m).collect();
             assert_eq!(listed.len(), LAYOUT_COUNT as usize);
-            assert_eq!(
-                listed.iter().copied().collect::<HashSet<_>>(),
-                all,
-                "{first}"
-            );
-            // The first half: the subset seat holds the card numbered first.
+            assert_eq!(listed.iter().copied().collect::<HashSet<_>>(), all);
+            // The first half: the subset seat holds the card numbered first; the
+            // first quarter also the second.
+            let (first, second) = (1 << cards[0], 1 << cards[1]);
             let half = LAYOUT_COUNT as usize / 2;
-            assert!(
-                listed[..half].iter().all(|m| m & 1 << first != 0),
-                "{first}"
-            );
-            assert!(
-                listed[half..].iter().all(|m| m & 1 << first == 0),
-                "{first}"
-            );
+            assert!(listed[..half].iter().all(|m| m & first != 0));
+            assert!(listed[half..].iter().all(|m| m & first == 0));
+            let quarter = 43_758; // C(18, 8): the first card and the second held
+            assert!(listed[..quarter].iter().all(|m| m & second != 0));
+            assert!(listed[quarter..half].iter().all(|m| m & second == 0));
         }
-        assert_eq!(LayoutOrder::starting_with(20), None);
     }
 
     #[test]
-    fn order_renumbers_by_moving_one_card_first() {
-        let order = LayoutOrder::starting_with(5).unwrap();
-        // Positions 0..6 of the order are cards 5, 0, 1, 2, 3, 4; then 6, 7, ...
-        let expect = [5, 0, 1, 2, 3, 4, 6, 7, 19];
-        for (position, standard) in [0, 1, 2, 3, 4, 5, 6, 7, 19].into_iter().zip(expect) {
+    fn orders_renumber_the_cards() {
+        let cards: Vec<u32> = [5, 0, 1, 2, 3, 4].into_iter().chain(6..20).collect();
+        let order = LayoutOrder::new(&cards).unwrap();
+        for (position, &standard) in cards.iter().enumerate() {
             assert_eq!(order.standard_mask(1 << position), 1 << standard);
         }
+        assert_eq!(order.cards().to_vec(), cards);
         assert_eq!(LayoutOrder::STANDARD.standard_mask(0xabcde), 0xabcde);
+        assert_eq!(LayoutOrder::new(&[]), Ok(LayoutOrder::STANDARD));
+    }
+
+    #[test]
+    fn orders_that_are_not_permutations_are_refused() {
+        let mut twice: Vec<u32> = (0..20).collect();
+        twice[19] = 4;
+        let mut past: Vec<u32> = (0..20).collect();
+        past[3] = 20;
+        for (cards, why) in [
+            (twice, "4 appears twice"),
+            (past, "card number 20"),
+            ((0..19).collect(), "19 card numbers"),
+        ] {
+            let error = LayoutOrder::new(&cards).unwrap_err();
+            assert!(error.contains(why), "{error}");
+        }
     }
 
     #[test]

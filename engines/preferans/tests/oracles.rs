@@ -242,7 +242,7 @@ fn split_order_starts_with_a_card_alone_in_its_run() {
             .find(|p| p.name == name)
             .unwrap();
         let order = split_order(&problem.view);
-        let first = problem.view.unknown_cards()[order.first_card() as usize];
+        let first = problem.view.unknown_cards()[order.cards()[0] as usize];
         assert_eq!(first.to_string(), card, "{name}");
     }
 }

@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use deckhand::preferans::{layout_range, opening_names, view_from_proto};
+use deckhand::preferans::{
+    layout_order, layout_order_to_proto, layout_range, opening_names, view_from_proto,
+};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
 use deckhand_preferans::{split_order, Histogram, LayoutOrder, LAYOUT_COUNT};
@@ -25,7 +27,7 @@ use tonic::Status;
 
 use crate::problem::Problem;
 use crate::scheduler::Scheduler;
-use crate::store::{JobRecord, Store};
+use crate::store::{JobRecord, Store, StoredOrder};
 
 /// Limits on stored jobs.
 #[derive(Debug, Clone)]
@@ -222,16 +224,16 @@ impl Job {
 /// stored (its layout range filled in). Field names are the problem's own.
 ///
 /// A stored problem resumes in the layout order it was started in
-/// (`order_first_card`). A new one over all layouts is solved in its
-/// [`split_order`]: workers with a table each take halves of it whose layouts
-/// share fewer positions than the standard order's halves. A part of the layouts
-/// keeps the standard order, where positions are the client's layout indices.
+/// (`stored_order`, the job record's). A new one over all layouts is solved in
+/// its [`split_order`]: workers with a table each take parts of it whose layouts
+/// share fewer positions than the standard order's. A part of the layouts keeps
+/// the standard order, where positions are the client's layout indices.
 pub fn prepare(
     index: u32,
     problem: &pb::Problem,
     chunk_size: u32,
     complete: &[u32],
-    order_first_card: Option<u32>,
+    stored_order: Option<&[u32]>,
 ) -> Result<(pb::Problem, Problem), Invalid> {
     if problem.name.len() > MAX_NAME_BYTES {
         return Err(Invalid::new(
@@ -251,13 +253,8 @@ pub fn prepare(
         end: range.end,
         ..problem.clone()
     };
-    let order = match order_first_card {
-        Some(card) => LayoutOrder::starting_with(card).ok_or_else(|| {
-            Invalid::new(
-                "order_first_card",
-                format!("{card}: the unknown cards are numbered 0..19"),
-            )
-        })?,
+    let order = match stored_order {
+        Some(cards) => layout_order(cards)?,
         None if range == (0..LAYOUT_COUNT) => split_order(&view),
         None => LayoutOrder::STANDARD,
     };
@@ -420,8 +417,11 @@ impl Jobs {
                     self.store.chunk_indices(id, i)?
                 };
                 // A record from before layout orders were stored: the standard one.
-                let order = record.order_first_cards.get(i as usize).copied();
-                match prepare(i, p, record.chunk_size, &complete, order.or(Some(0))) {
+                let order = record
+                    .layout_orders
+                    .get(i as usize)
+                    .map_or(&[][..], |o| &o.cards);
+                match prepare(i, p, record.chunk_size, &complete, Some(order)) {
                     Ok((_, problem)) => {
                         total += problem.range.len() as u64;
                         if record.results.contains_key(&i) {
@@ -585,7 +585,12 @@ impl Jobs {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let record = JobRecord {
-            order_first_cards: checked.iter().map(|p| p.order.first_card()).collect(),
+            layout_orders: checked
+                .iter()
+                .map(|p| StoredOrder {
+                    cards: layout_order_to_proto(&p.order),
+                })
+                .collect(),
             problems: normalized,
             request_id,
             state: AnalysisState::Queued as i32,
@@ -814,14 +819,15 @@ mod tests {
             LayoutOrder::STANDARD
         );
         assert_eq!(
-            order(&problem(0, 0), Some(0)).unwrap(),
+            order(&problem(0, 0), Some(&[])).unwrap(),
             LayoutOrder::STANDARD
         );
+        let reversed: Vec<u32> = (0..20).rev().collect();
         assert_eq!(
-            order(&problem(0, 0), Some(3)).unwrap(),
-            LayoutOrder::starting_with(3).unwrap()
+            order(&problem(0, 0), Some(&reversed)).unwrap(),
+            LayoutOrder::new(&reversed).unwrap()
         );
-        let invalid = order(&problem(0, 0), Some(20)).unwrap_err();
-        assert_eq!(invalid.field, "order_first_card");
+        let invalid = order(&problem(0, 0), Some(&[3; 20])).unwrap_err();
+        assert_eq!(invalid.field, "layout_order");
     }
 }

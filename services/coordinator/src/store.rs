@@ -54,11 +54,18 @@ pub struct JobRecord {
     /// An AnalyzeAllFoe job: it lives only as long as its client's stream.
     #[prost(bool, tag = "9")]
     pub ephemeral: bool,
-    /// The unknown card each problem's layout order numbers first, by problem
-    /// index, fixed for the job so a restart finds its chunks' layouts (see
-    /// `jobs::prepare`). Empty in records from before orders: the standard one.
-    #[prost(uint32, repeated, tag = "10")]
-    pub order_first_cards: Vec<u32>,
+    /// Each problem's layout order, by problem index, fixed for the job so a
+    /// restart finds its chunks' layouts (see `jobs::prepare`). Empty in records
+    /// from before orders: the standard one.
+    #[prost(message, repeated, tag = "10")]
+    pub layout_orders: Vec<StoredOrder>,
+}
+
+/// A problem's layout order as `SolveLayoutsRequest.layout_order` carries it.
+#[derive(Clone, PartialEq, Message)]
+pub struct StoredOrder {
+    #[prost(uint32, repeated, tag = "1")]
+    pub cards: Vec<u32>,
 }
 
 /// The jobs database.

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use deckhand::client::{classify, ClientOptions, Failure, Transport};
-use deckhand::preferans::JOB_ID_HEADER;
+use deckhand::preferans::{layout_order_to_proto, JOB_ID_HEADER};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
@@ -614,8 +614,9 @@ async fn run_lease(
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,
-        order_first_card: problem.order.first_card(),
+        layout_order: layout_order_to_proto(&problem.order),
     };
+    let request_order = request.layout_order.clone();
     // The job id travels as metadata so the worker's logs name the job too.
     let mut request = tonic::Request::new(request);
     request.metadata_mut().insert(JOB_ID_HEADER, job.id.into());
@@ -651,12 +652,11 @@ async fn run_lease(
             }
             Ok(Ok(Some(message))) => message,
         };
-        if message.order_first_card != problem.order.first_card() {
+        if message.layout_order != request_order {
             // A worker from before layout orders answers in the standard order.
             return Err(Status::failed_precondition(format!(
-                "worker answered in the layout order starting with card {}, asked for {}",
-                message.order_first_card,
-                problem.order.first_card()
+                "worker answered in layout order {:?}, asked for {request_order:?}",
+                message.layout_order
             )));
         }
         let recorded = problem

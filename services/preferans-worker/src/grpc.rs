@@ -12,8 +12,8 @@ use deckhand::pool::{self, Cost};
 
 pub use crate::solver_pool::SolverPool;
 use deckhand::preferans::{
-    card_list, cards, contract, layout_range, opening_names, seat, seat_to_proto, view_from_proto,
-    JOB_ID_HEADER,
+    card_list, cards, contract, layout_order, layout_range, opening_names, seat, seat_to_proto,
+    view_from_proto, JOB_ID_HEADER,
 };
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::{FieldResult, Invalid};
@@ -21,7 +21,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use deckhand_preferans::{BySeat, Cards, LayoutOrder, Position, Seat, Solver, LAYOUT_COUNT};
+use deckhand_preferans::{BySeat, Cards, Position, Seat, Solver, LAYOUT_COUNT};
 
 use crate::layouts;
 
@@ -147,16 +147,8 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         let request = request.into_inner();
         let view = Arc::new(view_from_proto(request.view.as_ref())?);
         let range = layout_range(request.start, request.end)?;
-        let order = LayoutOrder::starting_with(request.order_first_card).ok_or_else(|| {
-            Invalid::new(
-                "order_first_card",
-                format!(
-                    "{}: the unknown cards are numbered 0..19",
-                    request.order_first_card
-                ),
-            )
-        })?;
-        tracing::info!(job_id, start = range.start, end = range.end, order_first_card = order.first_card(), strain = %view.contract().strain, "solving layouts");
+        let order = layout_order(&request.layout_order)?;
+        tracing::info!(job_id, start = range.start, end = range.end, layout_order = ?request.layout_order, strain = %view.contract().strain, "solving layouts");
         let openings = Arc::new(opening_names(&view));
         // A message holds a byte per layout and opening; it must fit the
         // message limit (the openings' names and framing take well under 1 KiB).

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use deckhand::pool::{self, Cost};
+use deckhand::preferans::layout_order_to_proto;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
 use deckhand_preferans::{solve_layouts_in, DeclarerView, LayoutOrder, Solver};
@@ -120,7 +121,7 @@ fn solve_chunks(solver: &mut Solver, work: Work<'_>, next: &AtomicU32, out: Outp
             count,
             openings: openings.to_vec(),
             tricks,
-            order_first_card: order.first_card(),
+            layout_order: layout_order_to_proto(&order),
         };
         if !out.send(Ok(message)) {
             return solved;

@@ -121,7 +121,7 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
         start: 1000,
         end: 1700,
         chunk_size: 64,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let mut got = vec![None; 700];
@@ -155,7 +155,7 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
         start: 0,
         end: 10,
         chunk_size: 0,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let m = stream.message().await.unwrap().unwrap();
@@ -165,22 +165,27 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
 }
 
 /// Positions of another layout order: the engine's results for that order, the
-/// order echoed in every message; a card number past the unknown cards is refused.
+/// order echoed in every message; an order that is not a permutation is refused.
 #[tokio::test]
 async fn solve_layouts_in_another_order() {
     let (server, mut client) = start(2).await;
     let notation = "#A*8*7.AKT.KJ.A987";
-    let request = |order_first_card| pb::SolveLayoutsRequest {
+    let request = |layout_order| pb::SolveLayoutsRequest {
         view: Some(view(notation, "6C", pb::Seat::N)),
         start: 92_300,
         end: 92_450,
         chunk_size: 32,
-        order_first_card,
+        layout_order,
     };
-    let mut stream = client.solve_layouts(request(9)).await.unwrap().into_inner();
+    let cards: Vec<u32> = (0..20).map(|j| (j * 7 + 9) % 20).collect();
+    let mut stream = client
+        .solve_layouts(request(cards.clone()))
+        .await
+        .unwrap()
+        .into_inner();
     let mut got = vec![None; 150];
     while let Some(m) = stream.message().await.unwrap() {
-        assert_eq!(m.order_first_card, 9);
+        assert_eq!(m.layout_order, cards);
         for (i, t) in m.tricks.iter().enumerate() {
             got[(m.start - 92_300) as usize + i] = Some(*t);
         }
@@ -192,7 +197,7 @@ async fn solve_layouts_in_another_order() {
         Seat::N,
     )
     .unwrap();
-    let order = LayoutOrder::starting_with(9).unwrap();
+    let order = LayoutOrder::new(&cards).unwrap();
     let mut expected = Vec::new();
     solve_layouts_in(
         &mut Solver::new(4 << 20),
@@ -206,8 +211,10 @@ async fn solve_layouts_in_another_order() {
     )
     .unwrap();
     assert_eq!(got, expected);
-    let r = client.solve_layouts(request(20)).await;
-    assert_invalid(r, &["order_first_card", "20"]);
+    let mut twice = cards.clone();
+    twice[0] = twice[1];
+    let r = client.solve_layouts(request(twice)).await;
+    assert_invalid(r, &["layout_order", "twice"]);
     server.shutdown().await.unwrap();
 }
 
@@ -230,7 +237,7 @@ async fn status_reports_trumps_and_layouts_per_thread() {
         start: 0,
         end: 300,
         chunk_size: 50,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     while stream.message().await.unwrap().is_some() {}
@@ -258,7 +265,7 @@ async fn a_cancelled_stream_stops_the_search() {
         start: 0,
         end: 184_756,
         chunk_size: 16,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
@@ -347,7 +354,7 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
         start,
         end,
         chunk_size: 0,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let r = client
         .solve_layouts(layouts(
@@ -383,7 +390,7 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
             start: 0,
             end: 10,
             chunk_size: 0,
-            order_first_card: 0,
+            layout_order: Vec::new(),
         })
         .await;
     assert_invalid(r, &["view", "missing"]);
@@ -406,7 +413,7 @@ async fn answers_fit_the_message_limit_and_card_lists_are_bounded() {
         start: 0,
         end: 3000,
         chunk_size: 184_756,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let mut layouts = 0;
@@ -450,7 +457,7 @@ async fn a_client_that_stops_reading_loses_its_solve() {
         start: 0,
         end: 184_756,
         chunk_size: 4096,
-        order_first_card: 0,
+        layout_order: Vec::new(),
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
