@@ -463,6 +463,7 @@ async fn check(
 /// it ends when the worker is forgotten, leaves or is no longer listed.
 async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
     let mut backoff = Duration::from_millis(250);
+    let mut lease_backoff = Duration::from_millis(250);
     let options = ClientOptions {
         keepalive: registry.scheduler.config.worker_keepalive,
         ..registry.client.clone()
@@ -522,6 +523,8 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
             state.down = None;
         }
         backoff = Duration::from_millis(250);
+        let round = Instant::now();
+        let mut failed = false;
         let loops = registry.scheduler.config.slots_per_worker.max(1);
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..loops {
@@ -539,6 +542,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
                 None => break,
                 Some(Ok(Err(e))) => {
                     tracing::warn!(worker = %worker.address, error = %e, "worker failed; its leases return to the queue");
+                    failed = true;
                     break;
                 }
                 Some(_) => {}
@@ -546,6 +550,20 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         }
         tasks.shutdown().await;
         worker.state().up = false;
+        if failed {
+            // A worker that answers its status but fails every lease (one that
+            // refuses a request it does not understand) is retried with a
+            // backoff too, not at once in a loop; one that worked for a while
+            // starts again from the shortest wait.
+            if round.elapsed() > Duration::from_secs(10) {
+                lease_backoff = Duration::from_millis(250);
+            }
+            tokio::select! {
+                _ = worker.stop.cancelled() => break,
+                _ = tokio::time::sleep(lease_backoff) => {}
+            }
+            lease_backoff = (lease_backoff * 2).min(Duration::from_secs(5));
+        }
     }
     registry.forget(&worker);
 }

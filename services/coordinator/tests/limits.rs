@@ -309,3 +309,68 @@ async fn job_answers_are_counted_in_the_in_flight_budget() {
     assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
     running.shutdown().await.unwrap();
 }
+
+/// A worker that answers its status but refuses every layout request (as a
+/// worker would refuse a request it does not understand), counting them.
+#[derive(Clone, Default)]
+struct RefusingWorker {
+    requests: std::sync::Arc<std::sync::atomic::AtomicU32>,
+}
+
+type NoLayouts = std::pin::Pin<
+    Box<dyn tokio_stream::Stream<Item = Result<pb::SolveLayoutsResponse, tonic::Status>> + Send>,
+>;
+
+#[tonic::async_trait]
+impl pb::preferans_worker_service_server::PreferansWorkerService for RefusingWorker {
+    async fn solve_deal(
+        &self,
+        _: tonic::Request<pb::SolveDealRequest>,
+    ) -> Result<tonic::Response<pb::SolveDealResponse>, tonic::Status> {
+        Err(tonic::Status::unimplemented("refusing worker"))
+    }
+
+    type SolveLayoutsStream = NoLayouts;
+
+    async fn solve_layouts(
+        &self,
+        _: tonic::Request<pb::SolveLayoutsRequest>,
+    ) -> Result<tonic::Response<NoLayouts>, tonic::Status> {
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Err(tonic::Status::invalid_argument("layout_order: refused"))
+    }
+
+    async fn status(
+        &self,
+        _: tonic::Request<pb::StatusRequest>,
+    ) -> Result<tonic::Response<pb::StatusResponse>, tonic::Status> {
+        Ok(tonic::Response::new(pb::StatusResponse::default()))
+    }
+}
+
+/// A worker that fails every lease at once is retried with a growing wait, not
+/// in a loop: in 2 s, waits of 0.25, 0.5 and 1 s leave a few tries per slot.
+#[tokio::test]
+async fn a_worker_failing_every_lease_is_retried_with_a_backoff() {
+    use pb::preferans_worker_service_server::PreferansWorkerServiceServer;
+    let refusing = RefusingWorker::default();
+    let service = PreferansWorkerServiceServer::new(refusing.clone());
+    let name = <PreferansWorkerServiceServer<RefusingWorker> as NamedService>::NAME;
+    let worker = deckhand::server::spawn(
+        ServerConfig::loopback(),
+        Services::new(Routes::new(service), &[name]),
+    )
+    .await
+    .unwrap();
+    let (running, mut client) = start(Config::new(vec![worker.addr.to_string()])).await;
+    client
+        .submit_analyses(submit(vec![on_lead("refused", 100)]))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let tries = refusing.requests.load(std::sync::atomic::Ordering::Relaxed);
+    assert!((1..=16).contains(&tries), "{tries} tries in 2 s");
+    running.shutdown().await.unwrap();
+    worker.shutdown().await.unwrap();
+}
