@@ -3,8 +3,7 @@
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::cards::Card;
-use super::cards::Cards;
+use super::cards::{Card, Cards};
 use super::contract::Contract;
 use super::layouts::{LayoutOrder, LAYOUT_COUNT};
 use super::search::RawPosition;
