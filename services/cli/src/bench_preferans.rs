@@ -185,17 +185,15 @@ fn run_random(
         let (mut ref_runs, mut our_runs) = (Vec::new(), Vec::new());
         let mut same = true;
         let mut nodes = 0;
+        let compare_args = format!(
+            "{layouts} {} {} '{}'",
+            view.contract(),
+            view.leader(),
+            view.notation()
+        );
         for _ in 0..repeats {
             let reference = match compare {
-                Some(cmd) => {
-                    let leader = view.leader();
-                    let args = format!(
-                        "{layouts} {} {leader} '{}'",
-                        view.contract(),
-                        view.notation()
-                    );
-                    Some(run_command(cmd, &args)?)
-                }
+                Some(cmd) => Some(run_command(cmd, &compare_args)?),
                 None => None,
             };
             let mut solver = Solver::new(DEFAULT_TT_BYTES);

@@ -459,11 +459,20 @@ async fn check(
     Ok(client)
 }
 
+/// The first wait before retrying a worker that is down or fails its leases; each
+/// further failure doubles it, up to [`LONGEST_RETRY_WAIT`].
+const FIRST_RETRY_WAIT: Duration = Duration::from_millis(250);
+const LONGEST_RETRY_WAIT: Duration = Duration::from_secs(5);
+
+fn next_retry_wait(wait: Duration) -> Duration {
+    (wait * 2).min(LONGEST_RETRY_WAIT)
+}
+
 /// The driver of one worker: health check, lease loops, backoff on failure;
 /// it ends when the worker is forgotten, leaves or is no longer listed.
 async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
-    let mut backoff = Duration::from_millis(250);
-    let mut lease_backoff = Duration::from_millis(250);
+    let mut backoff = FIRST_RETRY_WAIT;
+    let mut lease_backoff = FIRST_RETRY_WAIT;
     let options = ClientOptions {
         keepalive: registry.scheduler.config.worker_keepalive,
         ..registry.client.clone()
@@ -510,7 +519,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
                     _ = drain.cancelled() => {}
                     _ = tokio::time::sleep(backoff) => {}
                 }
-                backoff = (backoff * 2).min(Duration::from_secs(5));
+                backoff = next_retry_wait(backoff);
                 continue;
             }
         };
@@ -522,7 +531,7 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
             state.up = true;
             state.down = None;
         }
-        backoff = Duration::from_millis(250);
+        backoff = FIRST_RETRY_WAIT;
         let round = Instant::now();
         let mut failed = false;
         let loops = registry.scheduler.config.slots_per_worker.max(1);
@@ -556,13 +565,13 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
             // backoff too, not at once in a loop; one that worked for a while
             // starts again from the shortest wait.
             if round.elapsed() > Duration::from_secs(10) {
-                lease_backoff = Duration::from_millis(250);
+                lease_backoff = FIRST_RETRY_WAIT;
             }
             tokio::select! {
                 _ = worker.stop.cancelled() => break,
                 _ = tokio::time::sleep(lease_backoff) => {}
             }
-            lease_backoff = (lease_backoff * 2).min(Duration::from_secs(5));
+            lease_backoff = next_retry_wait(lease_backoff);
         }
     }
     registry.forget(&worker);
