@@ -276,12 +276,21 @@ pub fn solve_all_foe(
     threads: usize,
     progress: impl Fn(u32) + Sync,
 ) -> Result<Analysis, ViewError> {
-    solve_all_foe_with(view, range, threads, DEFAULT_TT_BYTES, progress)
+    solve_all_foe_with(
+        view,
+        LayoutOrder::STANDARD,
+        range,
+        threads,
+        DEFAULT_TT_BYTES,
+        progress,
+    )
 }
 
-/// [`solve_all_foe`] with an explicit size of the shared table.
+/// [`solve_all_foe`] for the layouts at positions `range` of `order` (as
+/// [`solve_layouts_in`]), with an explicit size of the shared table.
 pub fn solve_all_foe_with(
     view: &DeclarerView,
+    order: LayoutOrder,
     range: Range<u32>,
     threads: usize,
     tt_bytes: usize,
@@ -313,7 +322,7 @@ pub fn solve_all_foe_with(
                             break;
                         }
                         let end = (start + BLOCK).min(range.end);
-                        solve_layouts(&mut solver, view, start..end, |r| {
+                        solve_layouts_in(&mut solver, view, order, start..end, |r| {
                             analysis.add(&r);
                             pending += 1;
                             if pending == 256 {

@@ -89,7 +89,8 @@ fn all_foe_first_20000() {
 }
 
 /// Splitting a range over threads (solvers sharing one table) gives the same histogram,
-/// also when a tiny shared table makes the threads overwrite each other's slots.
+/// also when a tiny shared table makes the threads overwrite each other's slots, and in
+/// another layout order.
 #[test]
 fn parallel_split_matches_one_thread() {
     let oracle = &foe_oracles()[1];
@@ -106,15 +107,49 @@ fn parallel_split_matches_one_thread() {
     )
     .unwrap();
     let seen = std::sync::atomic::AtomicU32::new(0);
-    let three = solve_all_foe_with(&oracle.view, range.clone(), 3, 1 << 20, |n| {
-        seen.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
-    })
+    let three = solve_all_foe_with(
+        &oracle.view,
+        LayoutOrder::STANDARD,
+        range.clone(),
+        3,
+        1 << 20,
+        |n| {
+            seen.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
+        },
+    )
     .unwrap();
     assert_eq!(one, three);
     assert_eq!(three.layouts(), 600);
     assert_eq!(seen.into_inner(), 600);
-    let crowded = solve_all_foe_with(&oracle.view, range.clone(), 4, 4 << 10, |_| {}).unwrap();
+    let crowded = solve_all_foe_with(
+        &oracle.view,
+        LayoutOrder::STANDARD,
+        range.clone(),
+        4,
+        4 << 10,
+        |_| {},
+    )
+    .unwrap();
     assert_eq!(one, crowded);
+    // In the split order the same positions are other layouts, and the threads solve
+    // those.
+    let order = split_order(&oracle.view);
+    let mut one_split = Analysis::new(&oracle.view);
+    solve_layouts_in(
+        &mut Solver::new(1 << 20),
+        &oracle.view,
+        order,
+        range.clone(),
+        |r| {
+            one_split.add(&r);
+            ControlFlow::Continue(())
+        },
+    )
+    .unwrap();
+    assert_ne!(one_split, one);
+    let three_split =
+        solve_all_foe_with(&oracle.view, order, range.clone(), 3, 1 << 20, |_| {}).unwrap();
+    assert_eq!(three_split, one_split);
 }
 
 #[test]

@@ -46,6 +46,9 @@ enum Command {
         /// The preferans-worker binary (default: next to this executable).
         #[arg(long)]
         worker_bin: Option<std::path::PathBuf>,
+        /// Rounds of every measurement (fresh workers each); rows show medians.
+        #[arg(long, default_value_t = 1)]
+        repeats: usize,
     },
     /// Preferans solver: the ten standard all-foe problems in this process on 1 and N
     /// threads, optionally side by side with another solver (`--compare CMD`).
@@ -80,8 +83,9 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             layouts,
             problem,
             worker_bin,
+            repeats,
         } => {
-            crate::cluster_bench::run(layouts, &problem, worker_bin).await?;
+            crate::cluster_bench::run(layouts, &problem, worker_bin, repeats).await?;
         }
         Command::Preferans(_) => unreachable!("handled above"),
         Command::Soak(soak) => crate::soak::run(target.channel.clone(), soak).await?,

@@ -1,13 +1,19 @@
 //! `deckhand bench cluster [--problem NAME]`: what the cluster costs and what it buys.
 //!
-//! 1. The in-process solve (threads sharing one table) on 1 and 2 threads: the baseline.
+//! 1. The in-process solve (threads sharing one table) on 1 and 2 threads, in the
+//!    layout order the coordinator uses: the baseline.
 //! 2. The same analysis through a coordinator on 1 and on 2 worker processes
 //!    (one solver thread each): layouts/s, the 2:1 ratio, and the overhead
 //!    against the baseline on as many threads; then on 2 workers sharing one table
-//!    file (`--table-file`), as workers on one host may.
+//!    file (`--table-file`), as workers on one host may. The workers open a fresh
+//!    file, faulted in as they start, before the analysis is timed.
 //! 3. Warm against cold tables: layouts [n, 2n) on a worker that has just solved
 //!    [0, n) with the same trumps, against the same layouts on a fresh worker (when
 //!    2n layouts exist).
+//!
+//! `--repeats N` runs every measurement N times, with fresh workers each round, and
+//! shows medians (and each round's ratios): single runs of the 2-worker rows moved by
+//! up to a third.
 //!
 //! The problem is one of the ten standard ones; the long ones (solvealldeals3,
 //! preferansRu4, preferansRu7) show what workers buy once tables are warm.
@@ -16,18 +22,22 @@ use std::net::TcpListener;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use coordinator::jobs::new_problem_order;
 use coordinator::RunningCoordinator;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::ServerConfig;
 use deckhand_preferans::{
-    solve_all_foe, solve_layouts_in, split_order, standard_problems, LayoutOrder, Solver,
-    StandardProblem, LAYOUT_COUNT,
+    solve_all_foe_with, solve_layouts_in, standard_problems, Solver, StandardProblem,
+    DEFAULT_TT_BYTES, LAYOUT_COUNT,
 };
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+
+use crate::bench_preferans::median;
 
 struct WorkerProcess(Child, String);
 
@@ -39,7 +49,7 @@ impl Drop for WorkerProcess {
 }
 
 /// A worker of one solver thread; with `table_file`, on that shared table.
-fn start_worker(bin: &PathBuf, table_file: Option<&Path>) -> anyhow::Result<WorkerProcess> {
+fn start_worker(bin: &Path, table_file: Option<&Path>) -> anyhow::Result<WorkerProcess> {
     let addr = TcpListener::bind("127.0.0.1:0")?.local_addr()?.to_string();
     let mut command = Command::new(bin);
     command.args(["--listen", &addr, "--threads", "1"]);
@@ -169,23 +179,28 @@ async fn analyze(
     bail!("no result")
 }
 
+/// The in-process solve on `threads` threads sharing one table, in the order the
+/// coordinator cuts these layouts in, as the cluster rows are.
 fn in_process(problem: &StandardProblem, threads: usize, end: u32) -> anyhow::Result<f64> {
+    let order = new_problem_order(&problem.view, &(0..end));
     let began = Instant::now();
-    let analysis = solve_all_foe(&problem.view, 0..end, threads, |_| {})?;
+    let analysis = solve_all_foe_with(
+        &problem.view,
+        order,
+        0..end,
+        threads,
+        DEFAULT_TT_BYTES,
+        |_| {},
+    )?;
     Ok(f64::from(analysis.layouts()) / began.elapsed().as_secs_f64())
 }
 
 /// Two workers on hosts of their own, estimated in this process: each half of the
 /// layouts solved alone on one thread with a table of its own, one after the other, so
 /// the halves share no cache (as across hosts; on one host two workers also share the
-/// L3). The rate is that of the slower half. The halves are the coordinator's: of
-/// the split order for all layouts, else of the standard order.
+/// L3). The rate is that of the slower half. The halves are the coordinator's.
 fn halves_alone(problem: &StandardProblem, end: u32) -> anyhow::Result<f64> {
-    let order = if end == LAYOUT_COUNT {
-        split_order(&problem.view)
-    } else {
-        LayoutOrder::STANDARD
-    };
+    let order = new_problem_order(&problem.view, &(0..end));
     let mut slowest = 0f64;
     for half in [0..end / 2, end / 2..end] {
         let began = Instant::now();
@@ -197,13 +212,90 @@ fn halves_alone(problem: &StandardProblem, end: u32) -> anyhow::Result<f64> {
     Ok(f64::from(end) / slowest)
 }
 
-pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> anyhow::Result<()> {
+/// One round of every measurement, in layouts/s.
+#[derive(Debug, Clone, Copy)]
+struct Round {
+    in_process_1: f64,
+    in_process_2: f64,
+    hosts_2: f64,
+    cluster_1: f64,
+    cluster_2: f64,
+    cluster_2_shared: f64,
+    /// Layouts [n, 2n) on the worker that has just solved [0, n), and on a fresh one
+    /// (when 2n layouts exist).
+    warm_cold: Option<(f64, f64)>,
+}
+
+async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyhow::Result<Round> {
+    let p = problem.clone();
+    let in_process_1 = tokio::task::spawn_blocking(move || in_process(&p, 1, layouts)).await??;
+    let p = problem.clone();
+    let in_process_2 = tokio::task::spawn_blocking(move || in_process(&p, 2, layouts)).await??;
+    let p = problem.clone();
+    let hosts_2 = tokio::task::spawn_blocking(move || halves_alone(&p, layouts)).await??;
+
+    let one = [start_worker(bin, None)?];
+    let server = coordinator(&one).await?;
+    let cluster_1 = analyze(&server, problem, 0, layouts).await?;
+    let warm = if 2 * layouts <= LAYOUT_COUNT {
+        Some(analyze(&server, problem, layouts, 2 * layouts).await?)
+    } else {
+        None
+    };
+    server.shutdown().await?;
+    drop(one);
+
+    let two = [start_worker(bin, None)?, start_worker(bin, None)?];
+    let server = coordinator(&two).await?;
+    let cluster_2 = analyze(&server, problem, 0, layouts).await?;
+    server.shutdown().await?;
+    drop(two);
+
+    let table_file = TableFile::new();
+    let two = [
+        start_worker(bin, Some(&table_file.0))?,
+        start_worker(bin, Some(&table_file.0))?,
+    ];
+    let server = coordinator(&two).await?;
+    let cluster_2_shared = analyze(&server, problem, 0, layouts).await?;
+    server.shutdown().await?;
+    drop(two);
+    drop(table_file);
+
+    let warm_cold = match warm {
+        Some(warm) => {
+            let fresh = [start_worker(bin, None)?];
+            let server = coordinator(&fresh).await?;
+            let cold = analyze(&server, problem, layouts, 2 * layouts).await?;
+            server.shutdown().await?;
+            Some((warm, cold))
+        }
+        None => None,
+    };
+    Ok(Round {
+        in_process_1,
+        in_process_2,
+        hosts_2,
+        cluster_1,
+        cluster_2,
+        cluster_2_shared,
+        warm_cold,
+    })
+}
+
+pub async fn run(
+    layouts: u32,
+    problem: &str,
+    worker_bin: Option<PathBuf>,
+    repeats: usize,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(repeats > 0, "--repeats must be positive");
     let mut all = standard_problems();
     let problem = all.swap_remove(crate::bench_preferans::find_problem(&all, problem)?);
     if !(1..=LAYOUT_COUNT).contains(&layouts) {
         bail!("--layouts must be in 1..={LAYOUT_COUNT}");
     }
-    let problem = std::sync::Arc::new(problem);
+    let problem = Arc::new(problem);
     let bin = match worker_bin {
         Some(bin) => bin,
         None => std::env::current_exe()?.with_file_name("preferans-worker"),
@@ -235,80 +327,77 @@ pub async fn run(layouts: u32, problem: &str, worker_bin: Option<PathBuf>) -> an
         view.leader()
     );
 
-    let p = problem.clone();
-    let base1 = tokio::task::spawn_blocking(move || in_process(&p, 1, layouts)).await??;
-    let p = problem.clone();
-    let base2 = tokio::task::spawn_blocking(move || in_process(&p, 2, layouts)).await??;
-    let p = problem.clone();
-    let hosts2 = tokio::task::spawn_blocking(move || halves_alone(&p, layouts)).await??;
+    let mut rounds = Vec::with_capacity(repeats);
+    for _ in 0..repeats {
+        rounds.push(round(&problem, &bin, layouts).await?);
+    }
+    // Each row's median over the rounds, and the ratios of those medians; with several
+    // rounds, also each round's own ratio, to show the spread.
+    let median_of =
+        |rate: fn(&Round) -> f64| median(&mut rounds.iter().map(rate).collect::<Vec<_>>());
+    let spread = |ratio: fn(&Round) -> f64| {
+        if rounds.len() < 2 {
+            return String::new();
+        }
+        let each: Vec<String> = rounds.iter().map(|r| format!("{:.2}", ratio(r))).collect();
+        format!("; rounds {}", each.join(" "))
+    };
+    let base1 = median_of(|r| r.in_process_1);
+    let base2 = median_of(|r| r.in_process_2);
+    let hosts2 = median_of(|r| r.hosts_2);
+    let cluster1 = median_of(|r| r.cluster_1);
+    let cluster2 = median_of(|r| r.cluster_2);
+    let cluster2_shared = median_of(|r| r.cluster_2_shared);
+    println!("medians of {repeats} round(s), in layouts/s");
     println!("in-process, 1 thread : {base1:>9.0} layouts/s");
     println!(
-        "in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x)",
-        base2 / base1
+        "in-process, 2 threads: {base2:>9.0} layouts/s  ({:.2}x{})",
+        base2 / base1,
+        spread(|r| r.in_process_2 / r.in_process_1)
     );
     println!(
-        "2 hosts, estimated   : {hosts2:>9.0} layouts/s  ({:.2}x; each half of the layouts alone, a table each)",
-        hosts2 / base1
+        "2 hosts, estimated   : {hosts2:>9.0} layouts/s  ({:.2}x; each half of the layouts alone, a table each{})",
+        hosts2 / base1,
+        spread(|r| r.hosts_2 / r.in_process_1)
     );
-
-    let one = [start_worker(&bin, None)?];
-    let server = coordinator(&one).await?;
-    let cluster1 = analyze(&server, &problem, 0, layouts).await?;
-    // The warm-against-cold rows need layouts [n, 2n).
-    let warm = if 2 * layouts <= LAYOUT_COUNT {
-        Some(analyze(&server, &problem, layouts, 2 * layouts).await?)
-    } else {
-        None
-    };
-    server.shutdown().await?;
-    drop(one);
-
-    let two = [start_worker(&bin, None)?, start_worker(&bin, None)?];
-    let server = coordinator(&two).await?;
-    let cluster2 = analyze(&server, &problem, 0, layouts).await?;
-    server.shutdown().await?;
-    drop(two);
-
-    let table_file = TableFile::new();
-    let two = [
-        start_worker(&bin, Some(&table_file.0))?,
-        start_worker(&bin, Some(&table_file.0))?,
-    ];
-    let server = coordinator(&two).await?;
-    let cluster2_shared = analyze(&server, &problem, 0, layouts).await?;
-    server.shutdown().await?;
-    drop(two);
-    drop(table_file);
-
     let overhead = |cluster: f64, base: f64| (base / cluster - 1.0) * 100.0;
     println!(
         "cluster, 1 worker   : {cluster1:>9.0} layouts/s  (overhead vs in-process 1 thread: {:+.1}%)",
         overhead(cluster1, base1)
     );
     println!(
-        "cluster, 2 workers  : {cluster2:>9.0} layouts/s  ({:.2}x of 1 worker; overhead vs in-process 2 threads: {:+.1}%)",
+        "cluster, 2 workers  : {cluster2:>9.0} layouts/s  ({:.2}x of 1 worker{}; overhead vs in-process 2 threads: {:+.1}%)",
         cluster2 / cluster1,
+        spread(|r| r.cluster_2 / r.cluster_1),
         overhead(cluster2, base2)
     );
     println!(
-        "cluster, 2 workers on one table file: {cluster2_shared:>9.0} layouts/s  ({:.2}x of 1 worker)",
-        cluster2_shared / cluster1
+        "cluster, 2 workers on one table file: {cluster2_shared:>9.0} layouts/s  ({:.2}x of 1 worker{})",
+        cluster2_shared / cluster1,
+        spread(|r| r.cluster_2_shared / r.cluster_1)
     );
-    let Some(warm) = warm else {
+    if rounds[0].warm_cold.is_none() {
         println!(
             "warm against cold worker: skipped (needs --layouts at most {})",
             LAYOUT_COUNT / 2
         );
         return Ok(());
-    };
-    let fresh = [start_worker(&bin, None)?];
-    let server = coordinator(&fresh).await?;
-    let cold = analyze(&server, &problem, layouts, 2 * layouts).await?;
-    server.shutdown().await?;
+    }
+    let warm = median_of(|r| r.warm_cold.map_or(0.0, |(warm, _)| warm));
+    let cold = median_of(|r| r.warm_cold.map_or(0.0, |(_, cold)| cold));
     println!(
         "layouts {layouts}..{}: warm worker {warm:.0} layouts/s, cold worker {cold:.0} layouts/s ({:.2}x)",
         2 * layouts,
         warm / cold
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn no_rounds_is_refused_before_anything_starts() {
+        let error = super::run(200, "preferansRu1", None, 0).await.unwrap_err();
+        assert!(error.to_string().contains("--repeats"), "{error}");
+    }
 }

@@ -9,6 +9,7 @@
 //! the job. After a restart, unfinished jobs resume from their stored chunks.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -18,7 +19,7 @@ use deckhand::preferans::{
 };
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
-use deckhand_preferans::{split_order, Histogram, LayoutOrder, LAYOUT_COUNT};
+use deckhand_preferans::{split_order, DeclarerView, Histogram, LayoutOrder, LAYOUT_COUNT};
 use pb::AnalysisState;
 use prost::Message;
 use tokio::sync::watch;
@@ -255,8 +256,7 @@ pub fn prepare(
     };
     let order = match stored_order {
         Some(cards) => layout_order(cards)?,
-        None if range == (0..LAYOUT_COUNT) => split_order(&view),
-        None => LayoutOrder::STANDARD,
+        None => new_problem_order(&view, &range),
     };
     let openings = opening_names(&view);
     let contract = view.contract();
@@ -264,6 +264,15 @@ pub fn prepare(
         index, view, contract, range, order, chunk_size, openings, complete,
     );
     Ok((stored, problem))
+}
+
+/// The layout order a new problem over `range` is cut in (see [`prepare`]).
+pub fn new_problem_order(view: &DeclarerView, range: &Range<u32>) -> LayoutOrder {
+    if *range == (0..LAYOUT_COUNT) {
+        split_order(view)
+    } else {
+        LayoutOrder::STANDARD
+    }
 }
 
 /// Scheduling order: problems with the same trumps together, each group where
