@@ -5,10 +5,12 @@
 //! a shared mapping of a file, which several processes on one host open to search
 //! with one table, and which outlives them (a worker restarted on it starts warm).
 //!
-//! The header names the file's format, and holds the counters every user of the
-//! table shares: the search generation and the number of occupied slots.
+//! The header names the file's format, and holds what every user of the table
+//! shares: the search generation, the number of occupied slots, and how many buckets
+//! are in use (a table file grows for all its processes at once).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize};
 
 use thiserror::Error;
@@ -25,7 +27,7 @@ const MAGIC: u64 = u64::from_le_bytes(*b"DHPREFTT");
 /// and the strain tags. Bump it with any change to them, so that a file written by
 /// another build is refused rather than read wrongly (`tt::tests::format_is_pinned`
 /// fails until then).
-pub(crate) const TABLE_FORMAT: u64 = 3;
+pub(crate) const TABLE_FORMAT: u64 = 4;
 
 #[repr(C)]
 pub(crate) struct Header {
@@ -37,6 +39,11 @@ pub(crate) struct Header {
     pub generation: AtomicU8,
     /// Occupied slots, as of the last finished solve of each user.
     pub used: AtomicUsize,
+    /// The buckets in use, minus one (an index mask): the first ones (see `tt::Table`).
+    pub mask: AtomicUsize,
+    /// When a user began doubling the buckets in use (seconds since the Unix epoch),
+    /// or 0 (see `tt::Table::grow`).
+    pub growing_since: AtomicU64,
 }
 
 const _: () = assert!(std::mem::size_of::<Header>() <= HEADER_BYTES);
@@ -75,24 +82,26 @@ unsafe impl Send for TableMemory {}
 unsafe impl Sync for TableMemory {}
 
 impl TableMemory {
-    /// Private zeroed memory for `len` buckets.
+    /// Private zeroed memory for `len` buckets, of which the first `in_use` are in use.
     ///
     /// On Linux it is an anonymous mapping of its own: the kernel hands out zeroed pages
     /// on first touch, and unmapping gives them back at once. Allocators do not promise
     /// either: mimalloc (the service binaries' allocator) wrote the whole block when it
     /// reused freed memory (0.17 s for 64 MB), and glibc keeps freed blocks of a few
     /// megabytes in its arenas (the reason the services use mimalloc).
-    pub fn private(len: usize) -> TableMemory {
-        TableMemory {
+    pub fn private(len: usize, in_use: usize) -> TableMemory {
+        let memory = TableMemory {
             start: sys::zeroed(bytes_for(len)),
             len,
-        }
+        };
+        memory.header().mask.store(in_use - 1, Relaxed);
+        memory
     }
 
     /// The table file at `path` with `len` buckets: created (mode 0600) if missing or
-    /// empty, else checked to hold this format and size.
-    pub fn file(path: &Path, len: usize) -> Result<TableMemory, TableFileError> {
-        let start = sys::map_file(path, len)?;
+    /// empty, with the first `in_use` in use, else checked to hold this format and size.
+    pub fn file(path: &Path, len: usize, in_use: usize) -> Result<TableMemory, TableFileError> {
+        let start = sys::map_file(path, len, in_use)?;
         Ok(TableMemory { start, len })
     }
 
@@ -160,7 +169,7 @@ mod sys {
         })
     }
 
-    pub fn map_file(path: &Path, len: usize) -> Result<NonNull<u8>, TableFileError> {
+    pub fn map_file(path: &Path, len: usize, in_use: usize) -> Result<NonNull<u8>, TableFileError> {
         let io = |source| TableFileError::Io {
             path: path.to_owned(),
             source,
@@ -195,12 +204,24 @@ mod sys {
         // them). Kernels before 5.14 refuse it: then the pages come on first touch.
         // SAFETY: the range is the mapping just made; populating changes no contents.
         unsafe { libc::madvise(start.as_ptr().cast(), bytes, libc::MADV_POPULATE_WRITE) };
+        // SAFETY: the mapping starts with a header's bytes (zeroed in a new file, else
+        // checked to be this format's).
+        let header = unsafe { &*start.as_ptr().cast::<Header>() };
         if fresh {
-            // SAFETY: the mapping starts with a header's bytes (zeroed: a new file).
-            let header = unsafe { &*start.as_ptr().cast::<Header>() };
+            header.mask.store(in_use - 1, Relaxed);
             header.buckets.store(len as u64, Relaxed);
             header.format.store(TABLE_FORMAT, Relaxed);
             header.magic.store(MAGIC, Relaxed);
+        } else {
+            let in_use = header.mask.load(Relaxed).wrapping_add(1);
+            if !in_use.is_power_of_two() || in_use > len {
+                // SAFETY: mapped above for these buckets, and not used since.
+                unsafe { free(start, bytes) };
+                return Err(TableFileError::Format {
+                    path: path.to_owned(),
+                    reason: format!("its header has {in_use} of its {len} buckets in use"),
+                });
+            }
         }
         Ok(start)
     }
@@ -387,7 +408,7 @@ mod sys {
         NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout(bytes)))
     }
 
-    pub fn map_file(_: &Path, _: usize) -> Result<NonNull<u8>, TableFileError> {
+    pub fn map_file(_: &Path, _: usize, _: usize) -> Result<NonNull<u8>, TableFileError> {
         Err(TableFileError::Unsupported)
     }
 
