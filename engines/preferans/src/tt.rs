@@ -273,8 +273,8 @@ impl Table {
     }
 }
 
-/// A growth claim at least this old is of a process that died growing (a growth of a
-/// 1 GB table takes well under a second).
+/// A growth claim older than this is of a process that died growing (a growth reads
+/// the buckets in use once, and moves half their entries).
 const STALE_GROWTH_SECS: u64 = 60;
 
 /// Added to the declarer's seat relative to the leader (0..3) in the `id` of a class
