@@ -196,14 +196,6 @@ mod sys {
             check_header(path, &mut file, found, len)?;
         }
         let start = map_aligned(bytes, Some(&file)).map_err(io)?;
-        // A file's table is in use whole from the start (no process may grow it), so
-        // its first searches touch pages all over it, each first touch a page fault
-        // (about 8 ms of kernel time per 2 MB page on our virtual machines, 0.25 s for
-        // 64 MB) paid inside the first analysis. They are faulted in here instead, at
-        // process start, without changing the contents (other processes may be using
-        // them). Kernels before 5.14 refuse it: then the pages come on first touch.
-        // SAFETY: the range is the mapping just made; populating changes no contents.
-        unsafe { libc::madvise(start.as_ptr().cast(), bytes, libc::MADV_POPULATE_WRITE) };
         // SAFETY: the mapping starts with a header's bytes (zeroed in a new file, else
         // checked to be this format's).
         let header = unsafe { &*start.as_ptr().cast::<Header>() };
@@ -223,6 +215,14 @@ mod sys {
                 });
             }
         }
+        // Each first touch of a page is a page fault (about 8 ms of kernel time per
+        // 2 MB page on our virtual machines, 0.25 s for 64 MB), which the searches would
+        // pay as the table grows, inside the first analyses. The pages are faulted in
+        // here instead, at process start, without changing the contents (other
+        // processes may be using them). Kernels before 5.14 refuse it: then the pages
+        // come on first touch.
+        // SAFETY: the range is the mapping just made; populating changes no contents.
+        unsafe { libc::madvise(start.as_ptr().cast(), bytes, libc::MADV_POPULATE_WRITE) };
         Ok(start)
     }
 
