@@ -1078,6 +1078,30 @@ pub(super) mod tests {
         assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (4 << 20));
     }
 
+    /// A table file's pages are in memory once it is open (see
+    /// `table_memory::sys::map_file`): a fresh file has none until something touches
+    /// them.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn an_open_table_file_is_in_memory() {
+        let file = TempTableFile::new("resident");
+        let table = Table::open_file(&file.0, 4 << 20).unwrap();
+        let buckets: &[Bucket] = &table.buckets;
+        let bytes = std::mem::size_of_val(buckets);
+        let mut resident = vec![0u8; bytes.div_ceil(4096)];
+        // SAFETY: the buckets are mapped and start on a page boundary (after a one-page
+        // header); mincore only reports on them.
+        let rc = unsafe { libc::mincore(buckets.as_ptr() as *mut _, bytes, resident.as_mut_ptr()) };
+        assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+        let missing = resident.iter().filter(|&&r| r & 1 == 0).count();
+        assert_eq!(
+            missing,
+            0,
+            "{missing} of {} pages not in memory",
+            resident.len()
+        );
+    }
+
     /// A table file starts with its first buckets in use, as a private table does, and
     /// grows for every process on it: another mapping (another process) sees the
     /// buckets in use double and finds every entry the first one finds, moved or not;
