@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use deckhand_preferans::{
     solve_all_foe, solve_layouts, standard_problems, Cards, Contract, DeclarerView, Histogram,
-    Seat, Solver, StandardProblem, Strain, DEFAULT_TT_BYTES, LAYOUT_COUNT,
+    Seat, Solver, StandardProblem, Strain, DEFAULT_TT_BYTES, FIRST_LAYOUTS, LAYOUT_COUNT,
 };
 
 use crate::bench::Rng;
@@ -109,18 +109,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for &idx in &chosen {
         let p = &all[idx];
-        let expected = (args.layouts == LAYOUT_COUNT).then_some(p.histogram);
+        // The published histograms, where the layouts are theirs; the other command's
+        // histogram is held against ours in any case.
+        let expected = match args.layouts {
+            LAYOUT_COUNT => Some(p.histogram),
+            FIRST_LAYOUTS => Some(p.first_histogram),
+            _ => None,
+        };
         let (mut reference, mut one_cpu, mut one_kernel, mut one_wall, mut many) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut exact = true;
         for _ in 0..args.repeats {
+            let mut theirs = None;
             if let Some(cmd) = &args.compare {
                 let (h, secs) = run_command(cmd, &format!("{} {idx}", args.layouts))?;
-                exact &= expected.is_none_or(|e| e.counts == h);
+                theirs = Some(h);
                 reference.push(secs);
             }
             let (h, cpu, wall) = ours(p, args.layouts, 1)?;
-            exact &= expected.is_none_or(|e| e == h);
+            exact &= expected.is_none_or(|e| e == h) && theirs.is_none_or(|t| t == h.counts);
             one_cpu.push(cpu.total());
             one_kernel.push(cpu.kernel);
             one_wall.push(wall);
@@ -159,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         threads,
     );
     if rows.iter().any(|r| !r.exact) {
-        bail!("a histogram differs from the published one");
+        bail!("a histogram differs from the published one or from the other command's");
     }
     Ok(())
 }
@@ -477,6 +484,38 @@ mod tests {
             strains.insert(view.contract().to_string());
         }
         assert_eq!(strains.len(), 6, "every strain comes up: {strains:?}");
+    }
+
+    /// With `--compare CMD` the ten problems' histograms are held against the
+    /// command's on any number of layouts, not only against the published ones.
+    #[test]
+    fn standard_problems_compare_their_histograms_with_the_command() {
+        let p = &standard_problems()[0];
+        let layouts = 40;
+        let ours = solve_all_foe(&p.view, 0..layouts, 1, |_| {})
+            .unwrap()
+            .openings[0]
+            .histogram
+            .counts;
+        let mut wrong = ours;
+        let moved = wrong.iter().position(|&c| c > 0).unwrap();
+        wrong[moved] -= 1;
+        wrong[(moved + 1) % 11] += 1;
+        let bench = |counts: [u32; 11]| {
+            let line: Vec<String> = counts.iter().map(u32::to_string).collect();
+            run(Args {
+                threads: Some(1),
+                compare: Some(format!("echo {}; echo 0.25; true", line.join(" "))),
+                repeats: 1,
+                layouts,
+                problems: vec!["0".to_string()],
+                random: None,
+                seed: 1,
+            })
+        };
+        bench(ours).unwrap();
+        let error = bench(wrong).unwrap_err().to_string();
+        assert!(error.contains("other command's"), "{error}");
     }
 
     /// `--random --compare CMD` hands CMD the layouts, contract, leader and view (its
