@@ -633,7 +633,11 @@ pub(super) mod tests {
 
     /// A member of the class of `hands` (see tt.rs): each suit's tail cards dealt anew
     /// between the two defenders, each keeping as many, in an order drawn from `seed`.
-    fn class_mate(hands: [u32; 3], declarer: usize, mut seed: u64) -> [u32; 3] {
+    pub(in super::super) fn class_mate(
+        hands: [u32; 3],
+        declarer: usize,
+        mut seed: u64,
+    ) -> [u32; 3] {
         let live = hands[0] | hands[1] | hands[2];
         let tail = tt::tail_cards(hands[declarer], live);
         let (d1, d2) = ((declarer + 1) % 3, (declarer + 2) % 3);
