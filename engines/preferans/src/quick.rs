@@ -492,35 +492,26 @@ mod tests {
     #[test]
     fn void_suit_run_counts_the_suit_both_defenders_hold() {
         // Spades trumps; the declarer (seat 0) holds hearts only, E (1) leads.
-        let cards = |text: &str| -> u32 {
-            text.split_whitespace()
-                .map(|c| {
-                    let suit = "SHDC".find(&c[1..]).unwrap() as u32;
-                    let rank = "AKQJT987".find(&c[..1]).unwrap() as u32;
-                    1 << (8 * suit + rank)
-                })
-                .sum()
-        };
         let trumps = suit_mask(0);
         let hands = [
-            cards("7H 8H 9H TH"),
-            cards("7D 8D 9D TD"),
-            cards("AD KD QD JH"),
+            hearts("T987"),
+            diamonds("T987"),
+            diamonds("AKQ") | hearts("J"),
         ];
         assert_eq!(void_suit_run(&hands, 1, 0, trumps), 3);
         assert_eq!(bounds(&hands, 4, 1, 0, trumps).1, 1);
-        let partner_void = [hands[0], hands[1], cards("AC KC QC JH")];
+        let partner_void = [hands[0], hands[1], clubs("AKQ") | hearts("J")];
         assert_eq!(void_suit_run(&partner_void, 1, 0, trumps), 4);
-        let partner_trump = [hands[0], hands[1], cards("AS KC QC JH")];
+        let partner_trump = [hands[0], hands[1], spades("A") | clubs("KQ") | hearts("J")];
         assert_eq!(void_suit_run(&partner_trump, 1, 0, trumps), 0);
-        let declarer_trump = [cards("7S 8H 9H TH"), hands[1], hands[2]];
+        let declarer_trump = [spades("7") | hearts("T98"), hands[1], hands[2]];
         assert_eq!(bounds(&declarer_trump, 4, 1, 0, trumps).1, 4);
         // The leader's one diamond wins, but then it must lead hearts: its partner's
         // diamonds (all lower) never get the lead, and the declarer takes three.
         let stranded = [
-            cards("AH KH QH JH"),
-            cards("AD 7H 8H 9H"),
-            cards("7D 8D 9D TH"),
+            hearts("AKQJ"),
+            diamonds("A") | hearts("987"),
+            diamonds("987") | hearts("T"),
         ];
         assert_eq!(void_suit_run(&stranded, 1, 0, trumps), 1);
         assert_eq!(minimax(&mut stranded.clone(), 1, 0, trumps), 3);
