@@ -77,9 +77,16 @@ pub(crate) const fn trick_winner(cards: [u8; 3], trumps: u32) -> usize {
     }
 }
 
-/// The cards of `cands` (a subset of `hand`) that are not equivalent to a higher card:
-/// a card is skipped when the next higher live card of its suit is also in `hand`
+/// The cards of `cands` (a subset of `hand`) that are not equivalent to a lower card:
+/// a card is skipped when the next lower live card of its suit is also in `hand`
 /// (no live card separates them, so playing either gives the same result).
+///
+/// The lowest of a group stands for it, not the highest: a search that stores class
+/// entries (search.rs) counts what a bound relied on by the cards that won tricks over
+/// a card of their suit, and a group's unplayed higher cards are tail cards of a trick
+/// start above only if the card played is one too. With the highest standing for the
+/// group, a lower one could be a tail card there when the card played was not, and
+/// its rank go uncounted.
 #[inline]
 pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
     let mut out = 0;
@@ -107,16 +114,17 @@ macro_rules! suit_pair_table {
 }
 pub(crate) use suit_pair_table;
 
-/// Per suit, indexed by `live << 8 | hand`: the cards of `hand` whose next higher
+/// Per suit, indexed by `live << 8 | hand`: the cards of `hand` whose next lower
 /// live card is not in `hand`.
 static SUIT_REPRESENTATIVES: [u8; 65536] = suit_pair_table!(u8, suit_representatives);
 
 const fn suit_representatives(live: u32, hand: u32) -> u8 {
     let mut out = 0u8;
-    // The holder of the previous (higher) live card: none yet.
+    // The holder of the previous (lower) live card: none yet. Bit 7 is the lowest.
     let mut previous_mine = false;
-    let mut b = 0;
-    while b < 8 {
+    let mut b = 8;
+    while b > 0 {
+        b -= 1;
         if live & (1 << b) != 0 {
             let mine = hand & (1 << b) != 0;
             if mine && !previous_mine {
@@ -124,7 +132,6 @@ const fn suit_representatives(live: u32, hand: u32) -> u8 {
             }
             previous_mine = mine;
         }
-        b += 1;
     }
     out
 }
@@ -146,11 +153,10 @@ mod tests {
 
     /// Straight from the definition: walk up the suit from `card` to the next live card.
     fn is_representative(card: u32, hand: u32, live: u32) -> bool {
-        let top_of_suit = card & !7;
-        (top_of_suit..card)
-            .rev()
-            .find(|&higher| live & (1 << higher) != 0)
-            .is_none_or(|higher| hand & (1 << higher) == 0)
+        let bottom_of_suit = card | 7;
+        (card + 1..=bottom_of_suit)
+            .find(|&lower| live & (1 << lower) != 0)
+            .is_none_or(|lower| hand & (1 << lower) == 0)
     }
 
     proptest! {

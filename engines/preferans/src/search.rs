@@ -15,9 +15,14 @@
 //! for the whole class: mapping each defender's tail cards of a suit onto the other
 //! member's in rank order maps every line of play onto one that ends alike, as no
 //! trick of the proof was won by one tail card over another. Such a bound is stored
-//! as the class's entry. A bound that used a position's own entry relies on all its
-//! tail cards, and so does a defender's quick bound on lead in no-trump games (its
-//! cashable tricks may be tail cards). A trick start's tail cards include those of
+//! as the class's entry. A bound that used a position's own entry relies on the tail
+//! cards its reliance word names (see tt.rs: those the entry's own proof relied on),
+//! or on all of them when the word is not the entry's; a defender's quick bound on lead
+//! in no-trump games relies on all of them (its cashable tricks may be tail cards).
+//!
+//! The proof counts only the cards played: an equivalent card of a group stands for
+//! the others, and it is the group's lowest (see [`rules::representatives`]), so the
+//! others are tail cards of a trick start above only when it is one too. A trick start's tail cards include those of
 //! every trick start above it (the declarer's lowest card only rises), and its other
 //! cards are above the declarer's lowest there too.
 
@@ -282,10 +287,16 @@ impl<'t> Search<'t> {
                 self.rely::<CLASSES>(relied);
                 return answer;
             }
-            let own = self.tt.probe(keys.exact(), keys.declarer_rel());
-            if own.is_some() {
-                relied |= tail;
-            }
+            let own = if CLASSES {
+                self.tt
+                    .probe_own(keys.exact(), keys.declarer_rel(), tail)
+                    .map(|(probe, cards)| {
+                        relied |= cards;
+                        probe
+                    })
+            } else {
+                self.tt.probe(keys.exact(), keys.declarer_rel())
+            };
             if let Some(answer) = narrow(own, target, &mut lo, &mut hi, &mut best) {
                 self.rely::<CLASSES>(relied);
                 return answer;
@@ -314,12 +325,14 @@ impl<'t> Search<'t> {
             hi
         };
         if let Some(keys) = keys {
-            let (key, id) = if CLASSES && relied & tail == 0 {
-                (keys.class, keys.declarer_rel() + tt::CLASS)
+            let (key, id, code) = if CLASSES && relied & tail == 0 {
+                (keys.class, keys.declarer_rel() + tt::CLASS, None)
             } else {
-                (keys.exact(), keys.declarer_rel())
+                let code = CLASSES.then(|| tt::relied_code(relied, tail));
+                (keys.exact(), keys.declarer_rel(), code)
             };
-            self.tt.store(key, id, n as u8, lo as u8, hi as u8, best);
+            self.tt
+                .store(key, id, n as u8, lo as u8, hi as u8, best, code);
         }
         self.rely::<CLASSES>(relied);
         answer

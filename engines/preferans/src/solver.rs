@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::cards::{Card, Cards};
+use super::cards::Card;
 use super::contract::Strain;
 use super::history::History;
 use super::position::{trump_mask, Position};
@@ -190,9 +190,9 @@ impl Solver {
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];
         let mut guess = guess;
-        // Walk each suit from the top so a card's equivalent higher neighbour is known.
+        // Walk each suit from the bottom so a card's equivalent lower neighbour is known.
         let mut last_rep: Option<u8> = None;
-        for c in Cards(legal).iter().map(|c| c.id()) {
+        for c in (0..32u8).rev().filter(|&c| legal & (1 << c) != 0) {
             let reps = rules::representatives(1 << c, hand, search.live);
             let v = match last_rep {
                 Some(r) if reps == 0 && rules::suit_of(r) == rules::suit_of(c) => {
@@ -243,7 +243,7 @@ fn raw_position<'a>(pos: &Position, table: &'a [u8]) -> RawPosition<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BySeat, Contract, DeclarerView, Seat};
+    use crate::{BySeat, Cards, Contract, DeclarerView, Seat};
 
     fn history_is_empty(solver: &Solver) -> bool {
         (0..3).all(|p| (0..32).all(|c| solver.history.bonus(p, c) == 0))

@@ -7,7 +7,8 @@
 //! own or its class's (see [`keys`]) together name the entry exactly: no two positions
 //! (or classes) ever share an entry. An entry holds a lower and an upper bound on the
 //! declarer's tricks in the remaining tricks, plus the best lead seen, in 8 bytes: a
-//! 64-byte bucket holds 8.
+//! bucket holds 8, with a reliance word for each (see [`reliance_word`]) in a second
+//! cache line.
 //!
 //! A class entry holds for every position of its class: two positions are in one class
 //! when they differ only in which defender holds which of the cards below the
@@ -44,14 +45,14 @@ use super::table_memory::{Header, TableFileError, TableMemory};
 /// Default table size in bytes.
 pub const DEFAULT_TT_BYTES: usize = 64 << 20;
 
-/// A table uses this many bytes of its memory at first (or all of it, if less) and
-/// doubles the part in use whenever that is three quarters full. The rest is never
+/// A table uses this many bytes of its memory at first (or all of it, if less: its
+/// fewest buckets) and doubles the part in use whenever that is three quarters full. The rest is never
 /// touched until needed: on a virtual machine the first touch of fresh memory is the
 /// dearest part of making a table (about 8 ms per 2 MB huge page on ours), and a short
 /// analysis fills a few megabytes.
-const INITIAL_TT_BYTES: usize = 4 << 20;
+const INITIAL_TT_BYTES: usize = 8 << 20;
 
-/// The fewest buckets of a table (4 MB): the bucket index holds the low
+/// The fewest buckets of a table (8 MB): the bucket index holds the low
 /// [`INDEX_BITS`] bits of the mixed identity, the slot's tag the rest.
 const MIN_BUCKETS: usize = 1 << INDEX_BITS;
 const INDEX_BITS: u32 = 16;
@@ -127,11 +128,78 @@ const STRAIN_SHIFT: u32 = 18;
 /// a class's, and the strain.
 const MATCH_BITS: u64 = !0 << DATA_BITS | 1 << CLASS_SHIFT | 7 << STRAIN_SHIFT;
 
-#[repr(C, align(64))]
+/// Eight slots, and a reliance word per slot (see [`reliance_word`]): two cache lines,
+/// of which a probe reads the first, and a probe of a position's own entry in a class
+/// search the second too.
+#[repr(C, align(128))]
 #[derive(Default)]
-pub(crate) struct Bucket([AtomicU64; WAYS]);
+pub(crate) struct Bucket {
+    slots: [AtomicU64; WAYS],
+    reliance: [AtomicU64; WAYS],
+}
 
-const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+const _: () = assert!(std::mem::size_of::<Bucket>() == 128);
+
+/// A reliance word: which of a position's tail cards ([`tail_cards`]) the bounds of its
+/// own entry relied on (see search.rs), written with the entry by class searches. It is
+/// a statement that holds by itself: "this tag's position, in this strain, has bounds
+/// `lo..=hi` that rely on these tail cards". So it counts for a slot only when its tag,
+/// strain and bounds are the slot's; otherwise (an older entry's word, or a store of
+/// another thread in between) every tail card counts as relied on, as before reliance
+/// words. Its 25 low bits: `lo` (4), `hi` (4), the strain (3) and the relied cards'
+/// [`relied_code`] ([`RELIED_BITS`]); the tag above them, as in the slot word.
+#[inline(always)]
+fn reliance_word(tag_bits: u64, strain: u8, lo: u8, hi: u8, code: u32) -> u64 {
+    tag_bits
+        | u64::from(code & RELIED_ALL) << 11
+        | u64::from(strain & 7) << 8
+        | u64::from(hi & 15) << 4
+        | u64::from(lo & 15)
+}
+
+/// The bits of a reliance word other than its relied code.
+const RELIANCE_MATCH_BITS: u64 = !((RELIED_ALL as u64) << 11);
+
+/// Tail cards a reliance word names one by one: the first [`RELIED_BITS`] of the
+/// position's tail cards in card order. Later ones always count as relied on (a
+/// position has more tail cards only when the declarer is void in most suits).
+const RELIED_BITS: u32 = 14;
+/// The relied code of every tail card.
+pub(crate) const RELIED_ALL: u32 = (1 << RELIED_BITS) - 1;
+
+/// The code of the cards `relied` among the tail cards `tail`: bit `i` for the `i`-th
+/// tail card in card order. Two positions of one key have their tail cards in the same
+/// order (the key fixes which hand holds each live card by rank), so the code means the
+/// same cards for every position of the key.
+#[inline]
+pub(crate) fn relied_code(relied: u32, tail: u32) -> u32 {
+    let (mut code, mut rest) = (0, tail);
+    for i in 0..RELIED_BITS {
+        if rest == 0 {
+            break;
+        }
+        let card = rest & rest.wrapping_neg();
+        code |= u32::from(relied & card != 0) << i;
+        rest ^= card;
+    }
+    code
+}
+
+/// The tail cards a relied `code` names among the tail cards `tail` (the inverse of
+/// [`relied_code`]), and every tail card past the first [`RELIED_BITS`].
+#[inline]
+pub(crate) fn relied_cards(code: u32, tail: u32) -> u32 {
+    let (mut cards, mut rest) = (0, tail);
+    for i in 0..RELIED_BITS {
+        if rest == 0 {
+            break;
+        }
+        let card = rest & rest.wrapping_neg();
+        cards |= card * ((code >> i) & 1);
+        rest ^= card;
+    }
+    cards | rest
+}
 
 pub(crate) const NO_MOVE: u8 = 0xff;
 
@@ -141,6 +209,17 @@ pub(crate) struct Probe {
     pub lo: u8,
     pub hi: u8,
     pub best: u8,
+}
+
+impl Probe {
+    fn of(word: u64) -> Probe {
+        let d = Data::unpack(word);
+        Probe {
+            lo: d.lo,
+            hi: d.hi,
+            best: d.best,
+        }
+    }
 }
 
 /// The table itself, shareable between threads (and, as a table file, between
@@ -159,8 +238,8 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table of about `bytes` bytes (rounded down to a power of two number of 64-byte
-    /// buckets, at least 4 MB), of which it uses a part at first (see
+    /// A table of about `bytes` bytes (rounded down to a power of two number of 128-byte
+    /// buckets, at least 8 MB), of which it uses a part at first (see
     /// [`INITIAL_TT_BYTES`]).
     pub fn new(bytes: usize) -> Table {
         Table::with_sizes(INITIAL_TT_BYTES, bytes)
@@ -213,7 +292,10 @@ impl Table {
     /// Empties every slot. Meant for a table no other thread is using.
     pub fn clear(&self) {
         let in_use = self.mask() + 1;
-        for slot in self.buckets[..in_use].iter().flat_map(|b| &b.0) {
+        for slot in self.buckets[..in_use]
+            .iter()
+            .flat_map(|b| b.slots.iter().chain(&b.reliance))
+        {
             slot.store(0, Relaxed);
         }
         self.header().used.store(0, Relaxed);
@@ -255,14 +337,17 @@ impl Table {
         if self.mask() == mask {
             let bit = count.trailing_zeros() - INDEX_BITS;
             for (j, bucket) in self.buckets[..count].iter().enumerate() {
-                for slot in &bucket.0 {
+                for (slot, reliance) in bucket.slots.iter().zip(&bucket.reliance) {
                     let word = slot.load(Relaxed);
                     if word == 0 || (word >> DATA_BITS >> bit) & 1 == 0 {
                         continue;
                     }
-                    let target = &self.buckets[j + count].0;
-                    if let Some(free) = target.iter().find(|s| s.load(Relaxed) == 0) {
-                        free.store(word, Relaxed);
+                    // The reliance word moves with its slot (j and j + count share the
+                    // identity bits below the tag, which it names the position by).
+                    let target = &self.buckets[j + count];
+                    if let Some(free) = target.slots.iter().position(|s| s.load(Relaxed) == 0) {
+                        target.reliance[free].store(reliance.load(Relaxed), Relaxed);
+                        target.slots[free].store(word, Relaxed);
                     }
                     slot.store(0, Relaxed);
                 }
@@ -424,37 +509,75 @@ impl TableHandle {
     /// table holds one for the strain searched.
     #[inline(always)]
     pub fn probe(&mut self, key: u64, id: u8) -> Option<Probe> {
-        self.probes += 1;
         let (bucket, want) = self.place(key, id);
-        // The slot whose tag, class bit and strain are this entry's (an empty slot, the
-        // zero word, has no strain). All eight are read and the match is kept by a
-        // conditional move: where it sits is data, and a branch on it mispredicts
-        // (a plain `if` compiled to one once the search probed two entries per position).
-        let mut found = 0;
-        for slot in &self.table.buckets[bucket].0 {
+        let (word, _) = self.find(bucket, want)?;
+        Some(Probe::of(word))
+    }
+
+    /// The position's own entry, as [`TableHandle::probe`], and the tail cards (among
+    /// `tail`, its [`tail_cards`]) that its bounds relied on: those its reliance word
+    /// names, or all of them.
+    #[inline(always)]
+    pub fn probe_own(&mut self, key: u64, id: u8, tail: u32) -> Option<(Probe, u32)> {
+        let (bucket, want) = self.place(key, id);
+        let (word, way) = self.find(bucket, want)?;
+        let d = Data::unpack(word);
+        let reliance = self.table.buckets[bucket].reliance[way].load(Relaxed);
+        let said = reliance_word(want & !0 << DATA_BITS, self.strain, d.lo, d.hi, 0);
+        let relied = if reliance & RELIANCE_MATCH_BITS == said {
+            relied_cards((reliance >> 11) as u32 & RELIED_ALL, tail)
+        } else {
+            tail
+        };
+        Some((Probe::of(word), relied))
+    }
+
+    /// The word and way of the slot of `bucket` whose tag, class bit and strain are
+    /// `want`'s (an empty slot, the zero word, has no strain). All eight are read and
+    /// the match is kept by a conditional move: where it sits is data, and a branch on
+    /// it mispredicts (a plain `if` compiled to one once the search probed two entries
+    /// per position).
+    #[inline(always)]
+    fn find(&mut self, bucket: usize, want: u64) -> Option<(u64, usize)> {
+        self.probes += 1;
+        let (mut found, mut way) = (0, 0);
+        for (i, slot) in self.table.buckets[bucket].slots.iter().enumerate() {
             let word = slot.load(Relaxed);
-            found = select_unpredictable((word ^ want) & MATCH_BITS == 0, word, found);
+            let matches = (word ^ want) & MATCH_BITS == 0;
+            found = select_unpredictable(matches, word, found);
+            way = select_unpredictable(matches, i, way);
         }
         if found == 0 {
             return None;
         }
         self.hits += 1;
-        let d = Data::unpack(found);
-        Some(Probe {
-            lo: d.lo,
-            hi: d.hi,
-            best: d.best,
-        })
+        Some((found, way))
     }
 
     /// Narrows the stored bounds (or inserts a new entry) for this position (or class).
+    /// `relied`: for a position's own entry in a class search, the [`relied_code`] of
+    /// the tail cards the bounds relied on, kept in its reliance word (merged with the
+    /// entry's when both entries' bounds remain).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub fn store(&mut self, key: u64, id: u8, tricks: u8, lo: u8, hi: u8, best: u8) {
+    pub fn store(
+        &mut self,
+        key: u64,
+        id: u8,
+        tricks: u8,
+        lo: u8,
+        hi: u8,
+        best: u8,
+        relied: Option<u32>,
+    ) {
         self.stores += 1;
         let (bucket, want) = self.place(key, id);
         let tag_bits = want & !0 << DATA_BITS;
         let generation = self.generation;
-        let bucket = &self.table.buckets[bucket].0;
+        let Bucket {
+            slots: bucket,
+            reliance,
+        } = &self.table.buckets[bucket];
         // As in `probe`, the slot of this entry is found without a branch on where it
         // sits; so is the victim, should there be none.
         let (mut matched, mut matched_word) = (WAYS, 0);
@@ -493,12 +616,36 @@ impl TableHandle {
                 scope: self.scope,
                 ..d
             };
+            if let Some(code) = relied {
+                let old = reliance[matched].load(Relaxed);
+                let old_said = reliance_word(tag_bits, self.strain, d.lo, d.hi, 0);
+                let old_code = if old & RELIANCE_MATCH_BITS == old_said {
+                    (old >> 11) as u32 & RELIED_ALL
+                } else {
+                    RELIED_ALL
+                };
+                // The merged bounds rely on what each bound kept relied on.
+                let merged_code = if lo >= d.lo && hi <= d.hi {
+                    code
+                } else if d.lo >= lo && d.hi <= hi {
+                    old_code
+                } else {
+                    old_code | code
+                };
+                reliance[matched].store(
+                    reliance_word(tag_bits, self.strain, merged.lo, merged.hi, merged_code),
+                    Relaxed,
+                );
+            }
             slot.store(tag_bits | merged.pack(), Relaxed);
             return;
         }
         let slot = &bucket[victim];
         if slot.load(Relaxed) == 0 {
             self.filled += 1;
+        }
+        if let Some(code) = relied {
+            reliance[victim].store(reliance_word(tag_bits, self.strain, lo, hi, code), Relaxed);
         }
         let data = Data {
             lo,
@@ -687,12 +834,12 @@ pub(super) mod tests {
             .table()
             .buckets
             .iter()
-            .all(|b| b.0.iter().all(|s| s.load(Relaxed) == 0)));
+            .all(|b| b.slots.iter().all(|s| s.load(Relaxed) == 0)));
         assert_eq!(t.table().capacity(), MIN_BUCKETS * WAYS);
         assert_eq!(t.table().slots_in_use(), MIN_BUCKETS * WAYS);
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         assert!(t.probe(key, 1).is_none());
-        t.store(key, 1, 3, 1, 2, 5);
+        t.store(key, 1, 3, 1, 2, 5, None);
         t.count_filled();
         let p = t.probe(key, 1).unwrap();
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
@@ -704,9 +851,9 @@ pub(super) mod tests {
     fn a_class_entry_and_a_position_entry_of_one_key_are_apart() {
         let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
-        t.store(key, 1, 3, 1, 2, 5);
+        t.store(key, 1, 3, 1, 2, 5, None);
         assert!(t.probe(key, 1 + CLASS).is_none());
-        t.store(key, 1 + CLASS, 3, 0, 1, 6);
+        t.store(key, 1 + CLASS, 3, 0, 1, 6, None);
         let own = t.probe(key, 1).unwrap();
         let class = t.probe(key, 1 + CLASS).unwrap();
         assert_eq!((own.lo, own.hi, own.best), (1, 2, 5));
@@ -721,9 +868,9 @@ pub(super) mod tests {
         let mut misere = TableHandle::new(table);
         misere.set_strain(Strain::Misere);
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
-        spades.store(key, 1, 3, 2, 2, NO_MOVE);
+        spades.store(key, 1, 3, 2, 2, NO_MOVE, None);
         assert!(misere.probe(key, 1).is_none());
-        misere.store(key, 1, 3, 0, 0, NO_MOVE);
+        misere.store(key, 1, 3, 0, 0, NO_MOVE, None);
         assert_eq!(spades.probe(key, 1).map(|p| p.lo), Some(2));
         assert_eq!(misere.probe(key, 1).map(|p| p.hi), Some(0));
     }
@@ -740,6 +887,81 @@ pub(super) mod tests {
             Some(key([a & b, a & !b, !a & b]))
         })
         .filter(move |&k| seen.insert(k))
+    }
+
+    /// An own entry's reliance word follows its bounds: the cards the bounds kept rely
+    /// on, and every tail card once the word is not the slot's.
+    #[test]
+    fn reliance_words_follow_the_bounds_they_were_stored_with() {
+        let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
+        t.set_strain(Strain::Trump(crate::Suit::Spades));
+        let tail = 0b1011_0000 | 0b0110 << 8;
+        let [a, b, c] = [1 << 4, 1 << 5, 1 << 10];
+        let code = |cards| Some(relied_code(cards, tail));
+        let key = random_keys(9).next().unwrap();
+        let relied = |t: &mut TableHandle| {
+            let (p, cards) = t.probe_own(key, 1, tail).unwrap();
+            ((p.lo, p.hi), cards)
+        };
+        t.store(key, 1, 5, 2, 4, NO_MOVE, code(a));
+        assert_eq!(relied(&mut t), ((2, 4), a));
+        // New bounds inside the old: theirs alone.
+        t.store(key, 1, 5, 3, 4, NO_MOVE, code(b));
+        assert_eq!(relied(&mut t), ((3, 4), b));
+        // Old bounds inside the new: the old ones'.
+        t.store(key, 1, 5, 0, 9, NO_MOVE, code(c));
+        assert_eq!(relied(&mut t), ((3, 4), b));
+        // One bound from each store: both.
+        t.store(key, 1, 5, 0, 3, NO_MOVE, code(c));
+        assert_eq!(relied(&mut t), ((3, 3), b | c));
+        // The class entry of the same key has no say in it.
+        t.store(key, 1 + CLASS, 5, 3, 3, NO_MOVE, None);
+        assert_eq!(relied(&mut t), ((3, 3), b | c));
+
+        // Bounds narrowed without a reliance word (as a search without class entries
+        // stores them): the old word is not theirs, so every tail card counts.
+        let other = random_keys(10).next().unwrap();
+        t.store(other, 1, 5, 2, 4, NO_MOVE, code(a));
+        t.store(other, 1, 5, 3, 4, NO_MOVE, None);
+        assert_eq!(t.probe_own(other, 1, tail).unwrap().1, tail);
+        // And a store merging with such an entry keeps every tail card.
+        t.store(other, 1, 5, 0, 3, NO_MOVE, code(c));
+        assert_eq!(t.probe_own(other, 1, tail).unwrap().1, tail);
+    }
+
+    proptest::proptest! {
+        /// A relied code names the same cards back among the same tail cards, and the
+        /// cards at the same places among any other tail cards of as many per suit;
+        /// past [`RELIED_BITS`] tail cards every one counts as relied on.
+        #[test]
+        fn relied_codes_name_cards_by_their_place_among_the_tail_cards(
+            tail: u32,
+            relied: u32,
+            other_tail: u32,
+        ) {
+            let relied = relied & tail;
+            let code = relied_code(relied, tail);
+            let back = relied_cards(code, tail);
+            let places = |cards: u32, tail: u32| -> Vec<bool> {
+                (0..32).filter(|&c| tail & (1 << c) != 0).map(|c| cards & (1 << c) != 0).collect()
+            };
+            proptest::prop_assert_eq!(back & !tail, 0);
+            if tail.count_ones() <= RELIED_BITS {
+                proptest::prop_assert_eq!(back, relied);
+            } else {
+                let kept: Vec<bool> = places(back, tail);
+                let want: Vec<bool> = places(relied, tail)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| r || i >= RELIED_BITS as usize)
+                    .collect();
+                proptest::prop_assert_eq!(kept, want);
+            }
+            // The same places among other tail cards.
+            let other = relied_cards(code, other_tail);
+            let n = tail.count_ones().min(other_tail.count_ones()).min(RELIED_BITS) as usize;
+            proptest::prop_assert_eq!(&places(other, other_tail)[..n], &places(back, tail)[..n]);
+        }
     }
 
     /// `n` keys whose entries (declarer seat 0) share one bucket of any table.
@@ -764,11 +986,11 @@ pub(super) mod tests {
         let bounds = |i: usize| (i as u8 % 5, 5 + i as u8 % 5);
         for (i, &k) in keys.iter().enumerate() {
             let (lo, hi) = bounds(i);
-            t.store(k, 0, 9, lo, hi, i as u8);
+            t.store(k, 0, 9, lo, hi, i as u8, None);
         }
         // A second store narrows the entry of its own position, wherever it sits.
         for (i, &k) in keys.iter().enumerate() {
-            t.store(k, 0, 9, bounds(i).0 + 1, 9, NO_MOVE);
+            t.store(k, 0, 9, bounds(i).0 + 1, 9, NO_MOVE, None);
         }
         for (i, &k) in keys.iter().enumerate() {
             let p = t.probe(k, 0).expect("every entry is held");
@@ -793,13 +1015,13 @@ pub(super) mod tests {
         // The first analysis leaves deep entries in all but one slot; the second
         // stores a shallow one.
         for &k in &keys[..WAYS - 1] {
-            first.store(k, 0, 9, 4, 4, NO_MOVE);
+            first.store(k, 0, 9, 4, 4, NO_MOVE, None);
         }
-        second.store(keys[WAYS - 1], 0, 3, 1, 1, NO_MOVE);
+        second.store(keys[WAYS - 1], 0, 3, 1, 1, NO_MOVE, None);
         // The bucket is full: the second analysis's next entries must replace the
         // first's, deep as they are, not its own shallow one.
-        second.store(keys[WAYS], 0, 4, 2, 2, NO_MOVE);
-        second.store(keys[WAYS + 1], 0, 4, 2, 2, NO_MOVE);
+        second.store(keys[WAYS], 0, 4, 2, 2, NO_MOVE, None);
+        second.store(keys[WAYS + 1], 0, 4, 2, 2, NO_MOVE, None);
         for &k in &keys[WAYS - 1..] {
             assert!(second.probe(k, 0).is_some());
         }
@@ -820,7 +1042,7 @@ pub(super) mod tests {
         for (i, batch) in keys.chunks(4096).enumerate() {
             t.next_generation();
             for &k in batch {
-                t.store(k, 0, 5, 2, 3, NO_MOVE);
+                t.store(k, 0, 5, 2, 3, NO_MOVE, None);
             }
             let stored = (4096 * (i + 1)).min(keys.len());
             let grows = 4 * (table.used() + t.filled) >= 3 * table.slots_in_use();
@@ -866,7 +1088,7 @@ pub(super) mod tests {
                                 assert_eq!((p.lo, p.hi), bounds(k), "key {k}");
                             }
                             let (lo, hi) = bounds(k);
-                            t.store(k, 0, 5, lo, hi, NO_MOVE);
+                            t.store(k, 0, 5, lo, hi, NO_MOVE, None);
                         }
                         t.count_filled();
                     }
@@ -1054,9 +1276,9 @@ pub(super) mod tests {
         let file = TempTableFile::new("shared");
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         // Two mappings of one file, as two processes would have.
-        let first = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
-        let second = Arc::new(Table::open_file(&file.0, 4 << 20).unwrap());
-        assert_eq!(first.capacity(), (4 << 20) / 8);
+        let first = Arc::new(Table::open_file(&file.0, 8 << 20).unwrap());
+        let second = Arc::new(Table::open_file(&file.0, 8 << 20).unwrap());
+        assert_eq!(first.capacity(), (8 << 20) / 16);
         let (mut a, mut b) = (TableHandle::new(first), TableHandle::new(second));
         a.next_generation();
         b.next_generation();
@@ -1066,16 +1288,16 @@ pub(super) mod tests {
             "one generation counter"
         );
         assert!(b.probe(key, 1).is_none());
-        a.store(key, 1, 3, 1, 2, 5);
+        a.store(key, 1, 3, 1, 2, 5, None);
         a.count_filled();
         let p = b.probe(key, 1).expect("stored through the other mapping");
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
         assert_eq!(b.table().used(), 1);
         drop((a, b));
         // Every user gone, the entries stay for the next one.
-        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 4 << 20).unwrap()));
+        let mut c = TableHandle::new(Arc::new(Table::open_file(&file.0, 8 << 20).unwrap()));
         assert_eq!(c.probe(key, 1).map(|p| p.hi), Some(2));
-        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (4 << 20));
+        assert_eq!(std::fs::metadata(&file.0).unwrap().len(), 4096 + (8 << 20));
     }
 
     /// A table file's pages are in memory once it is open (see
@@ -1085,7 +1307,7 @@ pub(super) mod tests {
     #[cfg(target_os = "linux")]
     fn an_open_table_file_is_in_memory() {
         let file = TempTableFile::new("resident");
-        let table = Table::open_file(&file.0, 4 << 20).unwrap();
+        let table = Table::open_file(&file.0, 8 << 20).unwrap();
         let buckets: &[Bucket] = &table.buckets;
         let bytes = std::mem::size_of_val(buckets);
         let mut resident = vec![0u8; bytes.div_ceil(4096)];
@@ -1118,7 +1340,7 @@ pub(super) mod tests {
         let keys: Vec<u64> = random_keys(2).take(MIN_BUCKETS * WAYS).collect();
         a.next_generation();
         for &k in &keys {
-            a.store(k, 0, 5, 2, 3, NO_MOVE);
+            a.store(k, 0, 5, 2, 3, NO_MOVE, None);
         }
         a.count_filled();
         assert_eq!(second.slots_in_use(), 2 * MIN_BUCKETS * WAYS);
@@ -1161,7 +1383,7 @@ pub(super) mod tests {
     fn a_table_file_with_a_bad_count_in_use_is_refused() {
         use std::io::{Seek, SeekFrom, Write};
         let file = TempTableFile::new("bad-mask");
-        drop(Table::open_file(&file.0, 4 << 20).unwrap());
+        drop(Table::open_file(&file.0, 8 << 20).unwrap());
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .open(&file.0)
@@ -1170,7 +1392,7 @@ pub(super) mod tests {
         f.seek(SeekFrom::Start(at)).unwrap();
         f.write_all(&5usize.to_le_bytes()).unwrap();
         drop(f);
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(
             err.to_string().contains("6 of its 65536 buckets in use"),
             "{err}"
@@ -1181,14 +1403,14 @@ pub(super) mod tests {
     fn a_table_file_of_another_size_format_or_mode_is_refused_and_left_alone() {
         use crate::TableFileError;
         let file = TempTableFile::new("refused");
-        drop(Table::open_file(&file.0, 4 << 20).unwrap());
-        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
+        drop(Table::open_file(&file.0, 8 << 20).unwrap());
+        let err = Table::open_file(&file.0, 16 << 20).err().unwrap();
         assert!(
             matches!(
                 err,
                 TableFileError::Size {
-                    found_mib: 4,
-                    wanted_mib: 8,
+                    found_mib: 8,
+                    wanted_mib: 16,
                     ..
                 }
             ),
@@ -1198,12 +1420,12 @@ pub(super) mod tests {
         let mut bytes = std::fs::read(&file.0).unwrap();
         bytes[8] = 99;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(err.to_string().contains("format 99"), "{err}");
         // Not a table at all: refused, and not overwritten.
         for content in [&b"precious"[..], &[0u8; 5000][..]] {
             std::fs::write(&file.0, content).unwrap();
-            let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+            let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
             assert!(matches!(err, TableFileError::Format { .. }), "{err}");
             assert_eq!(std::fs::read(&file.0).unwrap(), content);
         }
@@ -1211,19 +1433,19 @@ pub(super) mod tests {
         bytes.truncate(4096 + 64);
         bytes[8] = TABLE_FORMAT as u8;
         std::fs::write(&file.0, &bytes).unwrap();
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(err.to_string().contains("bytes long"), "{err}");
         // Writable by others: refused, whatever it holds.
         std::fs::remove_file(&file.0).unwrap();
-        drop(Table::open_file(&file.0, 4 << 20).unwrap());
+        drop(Table::open_file(&file.0, 8 << 20).unwrap());
         let others_write = std::os::unix::fs::PermissionsExt::from_mode(0o622);
         std::fs::set_permissions(&file.0, others_write).unwrap();
-        let err = Table::open_file(&file.0, 4 << 20).err().unwrap();
+        let err = Table::open_file(&file.0, 8 << 20).err().unwrap();
         assert!(err.to_string().contains("mode 622"), "{err}");
         let dir = std::env::temp_dir()
             .join("deckhand-no-such-dir")
             .join("t.table");
-        let err = Table::open_file(&dir, 4 << 20).err().unwrap();
+        let err = Table::open_file(&dir, 8 << 20).err().unwrap();
         assert!(matches!(err, TableFileError::Io { .. }), "{err}");
     }
 
@@ -1262,6 +1484,7 @@ pub(super) mod tests {
             scope: 1,
         };
         mix_in(data.pack());
+        mix_in(reliance_word(!0 << DATA_BITS, 7, 1, 2, RELIED_ALL));
         for strain in [
             Strain::Trump(crate::Suit::Spades),
             Strain::Trump(crate::Suit::Hearts),
@@ -1282,7 +1505,7 @@ pub(super) mod tests {
         mix_in(std::mem::offset_of!(Header, growing_since) as u64);
         assert_eq!(
             (TABLE_FORMAT, fingerprint),
-            (4, 7_334_126_198_732_520_430),
+            (5, 8_102_167_135_787_300_072),
             "the table's format changed: bump TABLE_FORMAT and update this fingerprint"
         );
     }
