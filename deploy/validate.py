@@ -283,7 +283,7 @@ def check_compose(r: Report, deploy: Path) -> None:
             r.check(not published, f"{name}: publishes no host port (so it can scale)",
                     str(published))
             threads = int(env.get("DECKHAND_THREADS", "0") or 0)
-            table = int(env.get("DECKHAND_TABLE_MB", "64") or 64)
+            table = int(env.get("DECKHAND_TABLE_MB", "128") or 128)
             limit = ((svc.get("deploy") or {}).get("resources") or {}).get("limits") or {}
             cpus = float(limit.get("cpus", 0) or 0)
             r.check(threads >= 1 and (cpus == 0 or threads <= cpus),
@@ -512,7 +512,7 @@ def check_k8s_facts(r: Report, docs: list[dict]) -> None:
         mem_req = quantity((res.get("requests") or {}).get("memory")) or 0
         mem_lim = quantity((res.get("limits") or {}).get("memory")) or 0
         threads = int(env.get("DECKHAND_THREADS", "0") or 0)
-        table = int(env.get("DECKHAND_TABLE_MB", "64") or 64)
+        table = int(env.get("DECKHAND_TABLE_MB", "128") or 128)
         r.check(threads >= 1 and cpu is not None and threads <= cpu,
                 f"{WORKER}: DECKHAND_THREADS set and <= requested CPUs", f"{threads} vs {cpu}")
         r.check(0 < mem_req <= mem_lim, f"{WORKER}: memory request <= limit")

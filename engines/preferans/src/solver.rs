@@ -51,7 +51,7 @@ impl Default for Solver {
 
 impl Solver {
     /// A solver whose transposition table uses about `tt_bytes` bytes (rounded down to a
-    /// power of two number of 64-byte buckets, at least 4 MB).
+    /// power of two number of 128-byte buckets, at least 8 MB).
     pub fn new(tt_bytes: usize) -> Solver {
         Solver::with_table(Arc::new(Table::new(tt_bytes)))
     }

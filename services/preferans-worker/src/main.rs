@@ -21,8 +21,8 @@ struct Args {
     #[arg(long, env = "DECKHAND_THREADS", value_parser = at_least_one::<usize>())]
     threads: Option<usize>,
     /// Transposition table size per thread, in MiB (the shared table is this times
-    /// the threads, at least 4 MiB).
-    #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 64, value_parser = at_least_one::<usize>())]
+    /// the threads, at least 8 MiB).
+    #[arg(long, env = "DECKHAND_TABLE_MB", default_value_t = 128, value_parser = at_least_one::<usize>())]
     table_mb: usize,
     /// Share the transposition table with the other workers on this host started with
     /// the same file: what one stores, all find, as threads of one worker do, and the
