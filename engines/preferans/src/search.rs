@@ -433,9 +433,9 @@ impl<'t> Search<'t> {
     fn prefetch<const CLASSES: bool>(&self, keys: &Keys) {
         if CLASSES {
             self.tt
-                .prefetch(keys.class, keys.declarer_rel() + tt::CLASS);
+                .prefetch(keys.class, keys.declarer_rel() + tt::CLASS, false);
         }
-        self.tt.prefetch(keys.exact(), keys.declarer_rel());
+        self.tt.prefetch(keys.exact(), keys.declarer_rel(), CLASSES);
     }
 
     /// Plays `card` as the `PLY`-th card of the trick and searches on.
