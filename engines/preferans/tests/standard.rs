@@ -1,11 +1,17 @@
 //! The ten standard all-foe problems against their published histograms
-//! (tests/data/standard.txt). Release builds only, as in CI.
+//! (tests/data/standard.txt), and three random trump views against the established
+//! solver's (tests/data/trump_views.txt). Release builds only, as in CI.
 //!
 //! To keep CI short, the five short problems are checked over all 184,756 layouts
 //! and the five long ones (10-20 s each on one thread) over their first 20,000;
 //! `deckhand bench preferans` checks all ten in full.
 
-use deckhand_preferans::{solve_all_foe, standard_problems, FIRST_LAYOUTS, LAYOUT_COUNT};
+use std::ops::ControlFlow;
+
+use deckhand_preferans::{
+    solve_all_foe, solve_layouts, standard_problems, Contract, DeclarerView, Histogram, Seat,
+    Solver, DEFAULT_TT_BYTES, FIRST_LAYOUTS, LAYOUT_COUNT,
+};
 
 /// The problems the published test driver flags as long.
 const LONG: [&str; 5] = [
@@ -34,5 +40,31 @@ fn standard_problems_match_published_histograms() {
             p.name,
             start.elapsed().as_secs_f64()
         );
+    }
+}
+
+/// Trump views where class entries once went wrong late in a run (see
+/// tests/data/trump_views.txt): one solver, its table warm from layout to layout, as an
+/// analysis on one thread runs them.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug builds; run with --release")]
+fn trump_views_on_a_warm_table_match_the_established_solver() {
+    let data = include_str!("data/trump_views.txt");
+    let rows: Vec<&str> = data.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        let contract: Contract = fields[1].parse().unwrap();
+        let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
+        let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
+        let expected: Vec<u32> = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
+        let mut solver = Solver::new(DEFAULT_TT_BYTES);
+        let mut histogram = Histogram::default();
+        solve_layouts(&mut solver, &view, 0..FIRST_LAYOUTS, |r| {
+            histogram.add(r.tricks.as_slice()[0]);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(histogram.counts.to_vec(), expected, "{row}");
     }
 }
