@@ -18,13 +18,14 @@
 //! as the class's entry. A bound that used a position's own entry relies on the tail
 //! cards its reliance word names (see tt.rs: those the entry's own proof relied on),
 //! or on all of them when the word is not the entry's; a defender's quick bound on lead
-//! in no-trump games relies on all of them (its cashable tricks may be tail cards).
+//! in no-trump games relies on all of them (its cashable tricks may be tail cards). A
+//! trick start's tail cards include those of every trick start above it (the
+//! declarer's lowest card only rises), and its other cards are above the declarer's
+//! lowest there too.
 //!
 //! The proof counts only the cards played: an equivalent card of a group stands for
 //! the others, and it is the group's lowest (see [`rules::representatives`]), so the
-//! others are tail cards of a trick start above only when it is one too. A trick start's tail cards include those of
-//! every trick start above it (the declarer's lowest card only rises), and its other
-//! cards are above the declarer's lowest there too.
+//! others are tail cards of a trick start above only when it is one too.
 
 use std::num::NonZeroU64;
 

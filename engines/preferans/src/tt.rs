@@ -48,8 +48,8 @@ use super::table_memory::{Header, TableFileError, TableMemory};
 pub const DEFAULT_TT_BYTES: usize = 128 << 20;
 
 /// A table uses this many bytes of its memory at first (or all of it, if less: its
-/// fewest buckets) and doubles the part in use whenever that is three quarters full. The rest is never
-/// touched until needed: on a virtual machine the first touch of fresh memory is the
+/// fewest buckets) and doubles the part in use whenever that is three quarters full.
+/// The rest is never touched until needed: on a virtual machine the first touch of fresh memory is the
 /// dearest part of making a table (about 8 ms per 2 MB huge page on ours), and a short
 /// analysis fills a few megabytes.
 const INITIAL_TT_BYTES: usize = 8 << 20;
@@ -162,6 +162,14 @@ fn reliance_word(tag_bits: u64, strain: u8, lo: u8, hi: u8, code: u32) -> u64 {
 /// The bits of a reliance word other than its relied code.
 const RELIANCE_MATCH_BITS: u64 = !((RELIED_ALL as u64) << 11);
 
+/// The relied code `word` holds for the entry of `tag_bits` with bounds `lo..=hi` in
+/// `strain`, when it is that entry's reliance word (see [`reliance_word`]).
+#[inline(always)]
+fn reliance_code(word: u64, tag_bits: u64, strain: u8, lo: u8, hi: u8) -> Option<u32> {
+    let said = reliance_word(tag_bits, strain, lo, hi, 0);
+    (word & RELIANCE_MATCH_BITS == said).then_some((word >> 11) as u32 & RELIED_ALL)
+}
+
 /// Tail cards a reliance word names one by one: the first [`RELIED_BITS`] of the
 /// position's tail cards in card order. Later ones always count as relied on (a
 /// position has more tail cards only when the declarer is void in most suits).
@@ -175,16 +183,11 @@ pub(crate) const RELIED_ALL: u32 = (1 << RELIED_BITS) - 1;
 /// same cards for every position of the key.
 #[inline]
 pub(crate) fn relied_code(relied: u32, tail: u32) -> u32 {
-    let (mut code, mut rest) = (0, tail);
-    for i in 0..RELIED_BITS {
-        if rest == 0 {
-            break;
-        }
-        let card = rest & rest.wrapping_neg();
-        code |= u32::from(relied & card != 0) << i;
-        rest ^= card;
-    }
-    code
+    coded_tail_cards(tail)
+        .enumerate()
+        .fold(0, |code, (i, card)| {
+            code | u32::from(relied & card != 0) << i
+        })
 }
 
 /// The tail cards a relied `code` names among the tail cards `tail` (the inverse of
@@ -192,15 +195,24 @@ pub(crate) fn relied_code(relied: u32, tail: u32) -> u32 {
 #[inline]
 pub(crate) fn relied_cards(code: u32, tail: u32) -> u32 {
     let (mut cards, mut rest) = (0, tail);
-    for i in 0..RELIED_BITS {
-        if rest == 0 {
-            break;
-        }
-        let card = rest & rest.wrapping_neg();
+    for (i, card) in coded_tail_cards(tail).enumerate() {
         cards |= card * ((code >> i) & 1);
         rest ^= card;
     }
     cards | rest
+}
+
+/// The first [`RELIED_BITS`] tail cards of `tail` in card order, each as a card set:
+/// those a relied code names one by one.
+#[inline(always)]
+fn coded_tail_cards(tail: u32) -> impl Iterator<Item = u32> {
+    let mut rest = tail;
+    std::iter::from_fn(move || {
+        let card = rest & rest.wrapping_neg();
+        rest ^= card;
+        (card != 0).then_some(card)
+    })
+    .take(RELIED_BITS as usize)
 }
 
 pub(crate) const NO_MOVE: u8 = 0xff;
@@ -507,7 +519,8 @@ impl TableHandle {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 _mm_prefetch::<_MM_HINT_T0>(ptr.cast());
                 if reliance {
-                    _mm_prefetch::<_MM_HINT_T0>(ptr.cast::<i8>().wrapping_add(64));
+                    let words = std::mem::offset_of!(Bucket, reliance);
+                    _mm_prefetch::<_MM_HINT_T0>(ptr.cast::<i8>().wrapping_add(words));
                 }
             }
         }
@@ -533,12 +546,8 @@ impl TableHandle {
         let (word, way) = self.find(bucket, want)?;
         let d = Data::unpack(word);
         let reliance = self.table.buckets[bucket].reliance[way].load(Relaxed);
-        let said = reliance_word(want & !0 << DATA_BITS, self.strain, d.lo, d.hi, 0);
-        let relied = if reliance & RELIANCE_MATCH_BITS == said {
-            relied_cards((reliance >> 11) as u32 & RELIED_ALL, tail)
-        } else {
-            tail
-        };
+        let relied = reliance_code(reliance, want & !0 << DATA_BITS, self.strain, d.lo, d.hi)
+            .map_or(tail, |code| relied_cards(code, tail));
         Some((Probe::of(word), relied))
     }
 
@@ -628,12 +637,8 @@ impl TableHandle {
             };
             if let Some(code) = relied {
                 let old = reliance[matched].load(Relaxed);
-                let old_said = reliance_word(tag_bits, self.strain, d.lo, d.hi, 0);
-                let old_code = if old & RELIANCE_MATCH_BITS == old_said {
-                    (old >> 11) as u32 & RELIED_ALL
-                } else {
-                    RELIED_ALL
-                };
+                let old_code =
+                    reliance_code(old, tag_bits, self.strain, d.lo, d.hi).unwrap_or(RELIED_ALL);
                 // The merged bounds rely on what each bound kept relied on.
                 let merged_code = if lo >= d.lo && hi <= d.hi {
                     code
