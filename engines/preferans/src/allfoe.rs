@@ -232,7 +232,7 @@ pub fn solve_layouts_in(
 /// layout). The halves can also cost very different amounts: on preferansRu7 the
 /// first half takes 819 nodes per layout and the second 537, and the coordinator's
 /// leases even out the difference. The order alone moves a whole run's nodes by up
-/// to a third (preferansRu4: 102.3 per layout with the sevens first and the aces
+/// to a third (preferansRu4: 102.3 per layout with the aces first and the sevens
 /// last, 150.6 in the standard order). Of the fixed orders tried (ranks or suits
 /// reversed), none won both on the ten and on six random misère views.
 pub fn split_order(view: &DeclarerView) -> LayoutOrder {
