@@ -233,8 +233,12 @@ pub fn solve_layouts_in(
 /// first half takes 819 nodes per layout and the second 537, and the coordinator's
 /// leases even out the difference. The order alone moves a whole run's nodes by up
 /// to a third (preferansRu4: 102.3 per layout with the aces first and the sevens
-/// last, 150.6 in the standard order). Of the fixed orders tried (ranks or suits
-/// reversed), none won both on the ten and on six random misère views.
+/// last, 150.6 in the standard order), but no fixed order does better in general.
+/// Against the standard order on all layouts of 54 random trump and no-trump views,
+/// by rank across suits (aces first) took 4.0% more nodes, the standard reversed
+/// 1.1% more, the suits reversed 0.5% more; the best of the four for each view
+/// would save 2.3%. On six random misère views the suits reversed took 10% fewer,
+/// but not on the ten's four misère problems (Ru5 +2.5%, Ru6 +3.1%).
 pub fn split_order(view: &DeclarerView) -> LayoutOrder {
     let unknown = view.unknown_cards();
     let unknown_set = unknown.iter().fold(Cards::EMPTY, |set, &c| set.with(c));
