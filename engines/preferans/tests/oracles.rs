@@ -94,7 +94,8 @@ fn all_foe_first_20000() {
 #[test]
 fn parallel_split_matches_one_thread() {
     let oracle = &foe_oracles()[1];
-    let range = 5_000..5_600;
+    // Long enough for every thread to take blocks of its own.
+    let range = 5_000..6_600;
     let mut one = Analysis::new(&oracle.view);
     solve_layouts(
         &mut Solver::new(1 << 20),
@@ -119,8 +120,8 @@ fn parallel_split_matches_one_thread() {
     )
     .unwrap();
     assert_eq!(one, three);
-    assert_eq!(three.layouts(), 600);
-    assert_eq!(seen.into_inner(), 600);
+    assert_eq!(three.layouts(), 1_600);
+    assert_eq!(seen.into_inner(), 1_600);
     let crowded = solve_all_foe_with(
         &oracle.view,
         LayoutOrder::STANDARD,
