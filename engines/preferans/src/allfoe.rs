@@ -278,8 +278,8 @@ pub fn split_order(view: &DeclarerView) -> LayoutOrder {
 /// the threads work on neighbouring blocks and share one table. Blocks of 64 cost
 /// more nodes on 2 threads: solvealldeals3 took 140.1 nodes per layout against 126.2
 /// with blocks of 512 (one thread: 121.0), and 1.62 s against 1.36 s (one thread:
-/// 2.50 s; medians of 5 alternating runs). Blocks of 2,048 did no better, and a longer block leaves
-/// one thread idle longer at the end.
+/// 2.50 s; medians of 5 alternating runs). Blocks of 2,048 did no better, and a
+/// longer block leaves one thread idle longer at the end.
 const BLOCK: u32 = 512;
 
 /// Solves `range` on `threads` threads and aggregates. The threads share one table of

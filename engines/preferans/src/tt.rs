@@ -49,9 +49,9 @@ pub const DEFAULT_TT_BYTES: usize = 128 << 20;
 
 /// A table uses this many bytes of its memory at first (or all of it, if less: its
 /// fewest buckets) and doubles the part in use whenever that is three quarters full.
-/// The rest is never touched until needed: on a virtual machine the first touch of fresh memory is the
-/// dearest part of making a table (about 8 ms per 2 MB huge page on ours), and a short
-/// analysis fills a few megabytes.
+/// The rest is never touched until needed: on a virtual machine the first touch of
+/// fresh memory is the dearest part of making a table (about 8 ms per 2 MB huge page
+/// on ours), and a short analysis fills a few megabytes.
 const INITIAL_TT_BYTES: usize = 8 << 20;
 
 /// The fewest buckets of a table (8 MB): the bucket index holds the low
