@@ -157,6 +157,19 @@ impl Problem {
     /// do. (Two threads on one table, on halves of preferansRu7: 4.65-4.88 s; on
     /// alternate 4,096-layout chunks: 3.92-4.24 s, the same nodes: the positions in
     /// use stay in the cache they share.)
+    ///
+    /// Workers with a table each keep runs of their own. Replaying these leases for 2
+    /// such workers on all layouts in the split order, with nodes standing for time,
+    /// gives 1.63× one worker on preferansRu7 (`bench cluster` measured 1.60×), 1.78×
+    /// on preferansRu1, 1.77× on solvealldeals3 and 2.01× on preferansRu4. preferansRu7
+    /// stays lower because its split halves cost 819 and 537 nodes per layout on tables
+    /// of their own, so the faster worker takes over the middle of the other's run
+    /// cold. Measured on preferansRu7 and not kept:
+    /// - alternate chunks on tables of their own: 861 nodes per layout, against 678
+    ///   for the halves and 621 for one worker;
+    /// - the second worker starting at the last chunk and going backwards: 1.61×;
+    /// - the second worker starting before the split point, at chunk 12, 16 or 19 of
+    ///   46: 1.52×, 1.57×, 1.64×.
     pub fn lease_pending(&self, worker: &str, run: &str) -> Option<usize> {
         let mut chunks = self.chunks();
         let mut previous = self.previous.lock().unwrap_or_else(|p| p.into_inner());
