@@ -230,9 +230,11 @@ pub fn solve_layouts_in(
 /// takes more nodes than in the standard order (the king of trumps first), whole
 /// (131.0 nodes per layout against 120.5) and in halves (142.7 against 126.4 per
 /// layout). The halves can also cost very different amounts: on preferansRu7 the
-/// first half takes 819 nodes per layout and the second 537, and the coordinator's
-/// leases even out the difference. The order alone moves a whole run's nodes by up
-/// to a third (preferansRu4: 102.3 per layout with the aces first and the sevens
+/// first half takes 819 nodes per layout and the second 537. The coordinator's
+/// leases even out the finish times, but the faster worker then takes over part of
+/// the other half with a cold table, and 2 workers with a table each reach about
+/// 1.6× one (the coordinator's `Problem::lease_pending` has the figures). The order
+/// alone moves a whole run's nodes by up to a third (preferansRu4: 102.3 per layout with the aces first and the sevens
 /// last, 150.6 in the standard order), but no fixed order does better in general.
 /// Against the standard order on all layouts of 54 random trump and no-trump views,
 /// by rank across suits (aces first) took 4.0% more nodes, the standard reversed
