@@ -751,12 +751,16 @@ pub(crate) fn keys(rel: [u32; 3], declarer_rel: usize) -> (u64, u64) {
 /// lowest, or all of them when it holds none.
 #[inline]
 pub(crate) fn tail_cards(declarer: u32, live: u32) -> u32 {
-    let mut tail = 0;
-    for s in 0..4 {
-        let suit_tail = suit_byte(live, s) & !UP_TO_LOWEST[usize::from(suit_byte(declarer, s))];
-        tail |= u32::from(suit_tail) << (8 * s);
-    }
-    tail
+    // Per suit the declarer's cards and all above them: each byte smeared from its
+    // highest bit (the lowest card) down to bit 0, four suits at once. Against a table
+    // read a suit: 2.1-3.1% fewer instructions on a random trump view, preferansRu1 and
+    // solvealldeals3 (cachegrind); about 2% less CPU on the two problems and no change
+    // on the view (medians of 5 paired runs, 50,000 layouts).
+    let mut up_to_lowest = declarer;
+    up_to_lowest |= (up_to_lowest >> 1) & 0x7f7f_7f7f;
+    up_to_lowest |= (up_to_lowest >> 2) & 0x3f3f_3f3f;
+    up_to_lowest |= (up_to_lowest >> 4) & 0x0f0f_0f0f;
+    live & !up_to_lowest
 }
 
 /// The cards of suit `s` in `cards`, as a byte whose bit 0 is the suit's highest card.
@@ -776,18 +780,6 @@ fn suit_rank(live: u32, h1: u32, h2: u32, s: u32) -> u64 {
 }
 
 static TERNARY: [u16; 65536] = suit_pair_table!(u16, ternary_digits);
-
-/// Per suit's byte of the declarer's cards: the bits up to its lowest card's (its cards
-/// and all above them), none when it holds none.
-static UP_TO_LOWEST: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut cards = 1;
-    while cards < 256 {
-        t[cards] = ((1u32 << (32 - (cards as u32).leading_zeros())) - 1) as u8;
-        cards += 1;
-    }
-    t
-};
 
 /// Per suit's byte of cards and count `k`: its `k` highest cards (lowest bits).
 static HIGHEST: [[u8; 9]; 256] = {
@@ -1236,6 +1228,28 @@ pub(super) mod tests {
                 }
             }
             proptest::prop_assert_eq!(keys(rel, declarer_rel), (key(rel), key(member)));
+        }
+
+        /// Per suit, the tail cards are the live cards below the declarer's lowest, or
+        /// all of them when it holds none.
+        #[test]
+        fn tail_cards_lie_below_the_declarers_lowest(
+            declarer in proptest::prelude::any::<u32>(),
+            others in proptest::prelude::any::<u32>(),
+        ) {
+            let live = declarer | others;
+            let mut expected = 0;
+            for s in 0..4 {
+                let suit = 0xffu32 << (8 * s);
+                let lowest = (declarer & suit).checked_ilog2();
+                for b in 0..32 {
+                    let below = lowest.is_none_or(|l| b > l);
+                    if suit & live & (1 << b) != 0 && below {
+                        expected |= 1 << b;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(tail_cards(declarer, live), expected);
         }
 
         /// The mixing is a bijection of the identities: its inverse gives them back.
