@@ -762,14 +762,10 @@ impl Jobs {
     /// Deletes the jobs past their retention.
     fn purge_expired(&self) -> anyhow::Result<()> {
         let now = unix_now();
-        let retention = self.config.retention.as_secs() as i64;
         let expired: Vec<u64> = self
             .map()
             .values()
-            .filter(|j| {
-                let ended = j.record().ended_unix;
-                ended > 0 && now - ended >= retention
-            })
+            .filter(|j| past_retention(j.record().ended_unix, now, self.config.retention))
             .map(|j| j.id)
             .collect();
         for id in expired {
@@ -779,6 +775,15 @@ impl Jobs {
         }
         Ok(())
     }
+}
+
+/// Whether a job that ended at `ended` (unix seconds; 0 while it has not) is past its
+/// `retention` at `now`. The times are whole seconds, so a job is kept at least its
+/// retention and at most a second more: counting a job that ended late in a second
+/// as a whole second older deleted it up to a second early (with `--retention 1s`, a
+/// moment after it ended).
+fn past_retention(ended: i64, now: i64, retention: Duration) -> bool {
+    ended > 0 && now - ended > retention.as_secs() as i64
 }
 
 fn internal(e: anyhow::Error) -> Status {
@@ -808,6 +813,19 @@ mod tests {
 
     /// All layouts are solved in the split order, a part in the standard one (its
     /// positions are the client's indices), a stored problem in its stored order.
+    #[test]
+    fn a_job_is_kept_at_least_its_retention() {
+        let day = Duration::from_secs(24 * 3600);
+        let ended = 1_000_000;
+        // Ended late in second `ended`: a second on by the clock may be a moment later.
+        assert!(!past_retention(ended, ended + 1, Duration::from_secs(1)));
+        assert!(past_retention(ended, ended + 2, Duration::from_secs(1)));
+        assert!(!past_retention(ended, ended + 24 * 3600, day));
+        assert!(past_retention(ended, ended + 24 * 3600 + 1, day));
+        // Not ended yet.
+        assert!(!past_retention(0, ended, Duration::ZERO));
+    }
+
     #[test]
     fn prepare_picks_the_layout_order() {
         let view = DeclarerView::from_notation(
