@@ -234,8 +234,9 @@ pub fn solve_layouts_in(
 /// leases even out the finish times, but the faster worker then takes over part of
 /// the other half with a cold table, and 2 workers with a table each reach about
 /// 1.6× one (the coordinator's `Problem::lease_pending` has the figures). The order
-/// alone moves a whole run's nodes by up to a third (preferansRu4: 102.3 per layout with the aces first and the sevens
-/// last, 150.6 in the standard order), but no fixed order does better in general.
+/// alone moves a whole run's nodes by up to a third (preferansRu4: 102.3 per layout
+/// with the aces first and the sevens last, 150.6 in the standard order), but no
+/// fixed order does better in general.
 /// Against the standard order on all layouts of 54 random trump and no-trump views,
 /// by rank across suits (aces first) took 4.0% more nodes, the standard reversed
 /// 1.1% more, the suits reversed 0.5% more; the best of the four for each view

@@ -811,8 +811,6 @@ mod tests {
         }
     }
 
-    /// All layouts are solved in the split order, a part in the standard one (its
-    /// positions are the client's indices), a stored problem in its stored order.
     #[test]
     fn a_job_is_kept_at_least_its_retention() {
         let day = Duration::from_secs(24 * 3600);
@@ -826,6 +824,8 @@ mod tests {
         assert!(!past_retention(0, ended, Duration::ZERO));
     }
 
+    /// All layouts are solved in the split order, a part in the standard one (its
+    /// positions are the client's indices), a stored problem in its stored order.
     #[test]
     fn prepare_picks_the_layout_order() {
         let view = DeclarerView::from_notation(
