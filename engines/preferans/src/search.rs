@@ -27,12 +27,10 @@
 //! the others, and it is the group's lowest (see [`rules::representatives`]), so the
 //! others are tail cards of a trick start above only when it is one too.
 
-use std::num::NonZeroU64;
-
 use super::history::History;
 use super::quick::{self, Pairing};
 use super::rules::{self, seat_after, suit_of, trick_winner};
-use super::tt::{self, Probe, TableHandle, NO_MOVE};
+use super::tt::{self, Entry, Probe, TableHandle, NO_MOVE};
 
 /// Internal description of a position to search (no validation: callers guarantee it).
 #[derive(Clone, Copy)]
@@ -199,7 +197,11 @@ impl<'t> Search<'t> {
     /// `v >= target`, no and at most `v` otherwise. A bound past `target` is stored,
     /// and settles later questions about this position with other targets.
     #[inline(never)]
-    fn trick_start<const CLASSES: bool>(&mut self, target: i32, known_keys: Option<Keys>) -> i32 {
+    fn trick_start<const CLASSES: bool>(
+        &mut self,
+        target: i32,
+        known_entries: Option<Entries>,
+    ) -> i32 {
         self.nodes += 1;
         self.rely::<CLASSES>(0);
         let leader = self.leader;
@@ -227,13 +229,13 @@ impl<'t> Search<'t> {
         // Two-trick positions do without the table: searching one costs little more
         // than a probe, and it tells which cards it relied on, where a position's own
         // entry would count all its tail cards against every trick start above it.
-        let keys = if CLASSES && n == 2 {
+        let entries = if CLASSES && n == 2 {
             None
         } else {
-            Some(known_keys.unwrap_or_else(|| {
-                let k = self.table_keys::<CLASSES>(&self.hands, leader);
-                self.prefetch::<CLASSES>(&k);
-                k
+            Some(known_entries.unwrap_or_else(|| {
+                let e = self.table_entries::<CLASSES>(&self.hands, leader);
+                self.prefetch::<CLASSES>(&e);
+                e
             }))
         };
         if unpaired != 0
@@ -276,11 +278,11 @@ impl<'t> Search<'t> {
             }
         }
         let mut best = NO_MOVE;
-        if let Some(keys) = keys {
+        if let Some(entries) = entries {
             // The class's entry first: when it settles the question, the answer relies
             // on no tail card.
             let class = if CLASSES {
-                self.tt.probe(keys.class, keys.declarer_rel() + tt::CLASS)
+                self.tt.probe(entries.class)
             } else {
                 None
             };
@@ -289,14 +291,12 @@ impl<'t> Search<'t> {
                 return answer;
             }
             let own = if CLASSES {
-                self.tt
-                    .probe_own(keys.exact(), keys.declarer_rel(), tail)
-                    .map(|(probe, cards)| {
-                        relied |= cards;
-                        probe
-                    })
+                self.tt.probe_own(entries.own, tail).map(|(probe, cards)| {
+                    relied |= cards;
+                    probe
+                })
             } else {
-                self.tt.probe(keys.exact(), keys.declarer_rel())
+                self.tt.probe(entries.own)
             };
             if let Some(answer) = narrow(own, target, &mut lo, &mut hi, &mut best) {
                 self.rely::<CLASSES>(relied);
@@ -325,15 +325,14 @@ impl<'t> Search<'t> {
             hi = v.min(hi);
             hi
         };
-        if let Some(keys) = keys {
-            let (key, id, code) = if CLASSES && relied & tail == 0 {
-                (keys.class, keys.declarer_rel() + tt::CLASS, None)
+        if let Some(entries) = entries {
+            let (entry, code) = if CLASSES && relied & tail == 0 {
+                (entries.class, None)
             } else {
-                let code = CLASSES.then(|| tt::relied_code(relied, tail));
-                (keys.exact(), keys.declarer_rel(), code)
+                (entries.own, CLASSES.then(|| tt::relied_code(relied, tail)))
             };
             self.tt
-                .store(key, id, n as u8, lo as u8, hi as u8, best, code);
+                .store(entry, n as u8, lo as u8, hi as u8, best, code);
         }
         self.rely::<CLASSES>(relied);
         answer
@@ -346,7 +345,7 @@ impl<'t> Search<'t> {
         let p = seat_after(self.leader, PLY);
         let max = self.max_side(p);
         let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
-        let mut keys = [None; 10];
+        let mut entries = [None; 10];
         if !CLASSES
             && p != self.declarer
             && PLY == 2
@@ -364,21 +363,21 @@ impl<'t> Search<'t> {
             // Not for a trick start whose question answers itself, which never probes:
             // 3.5% less CPU on a random no-trump view (`T8.KT87.KT9.*K*Q7`, medians of
             // 5 paired runs); on preferansRu7 and Ru5 within the noise.
-            for (slot, &card) in keys.iter_mut().zip(moves.as_slice()) {
+            for (slot, &card) in entries.iter_mut().zip(moves.as_slice()) {
                 let trick = [trick[0], trick[1], card];
                 let winner = seat_after(self.leader, trick_winner(trick, self.trumps));
                 if !self.answers_itself_after(target, winner) {
-                    let k = self.keys_after_last_card::<CLASSES>(p, trick, winner);
-                    self.prefetch::<CLASSES>(&k);
-                    *slot = Some(k);
+                    let e = self.entries_after_last_card::<CLASSES>(p, trick, winner);
+                    self.prefetch::<CLASSES>(&e);
+                    *slot = Some(e);
                 }
             }
         }
         // Fail-soft as at a trick start: the best bound of the cards tried.
         let mut v = if max { 0 } else { self.tricks_left as i32 };
         let mut relied = 0;
-        for (&card, &key) in moves.as_slice().iter().zip(&keys) {
-            let child = self.play_card::<PLY, CLASSES>(card, target, trick, key);
+        for (&card, &next) in moves.as_slice().iter().zip(&entries) {
+            let child = self.play_card::<PLY, CLASSES>(card, target, trick, next);
             if (child >= target) == max {
                 // Outside misère a follower's cut-off weighs one trick more than a
                 // lead's, as the per-card search counted it (kept: the measured nodes).
@@ -406,18 +405,18 @@ impl<'t> Search<'t> {
         }
     }
 
-    /// The table keys of the trick start after `p` completes `trick` with its last card,
+    /// The table entries of the trick start after `p` completes `trick` with its last card,
     /// won by `winner`.
     #[inline(always)]
-    fn keys_after_last_card<const CLASSES: bool>(
+    fn entries_after_last_card<const CLASSES: bool>(
         &self,
         p: usize,
         trick: Trick,
         winner: usize,
-    ) -> Keys {
+    ) -> Entries {
         let mut hands = self.hands;
         hands[p] &= !(1u32 << trick[2]);
-        self.table_keys::<CLASSES>(&hands, winner)
+        self.table_entries::<CLASSES>(&hands, winner)
     }
 
     /// Whether the question of the trick start after a trick won by `winner` answers
@@ -429,35 +428,34 @@ impl<'t> Search<'t> {
         rest <= 0 || rest > self.tricks_left as i32 - 1
     }
 
-    /// The table keys of the trick start with `hands` and `leader` on lead.
+    /// The table entries of the trick start with `hands` and `leader` on lead.
     #[inline(always)]
-    fn table_keys<const CLASSES: bool>(&self, hands: &[u32; 3], leader: usize) -> Keys {
+    fn table_entries<const CLASSES: bool>(&self, hands: &[u32; 3], leader: usize) -> Entries {
         let rel = [
             hands[leader],
             hands[seat_after(leader, 1)],
             hands[seat_after(leader, 2)],
         ];
-        let declarer_rel = seat_after(self.declarer, 3 - leader);
-        let (exact, class) = if CLASSES {
-            tt::keys(rel, declarer_rel)
+        let declarer_rel = seat_after(self.declarer, 3 - leader) as u8;
+        if CLASSES {
+            let (own, class) = tt::keys(rel, declarer_rel.into());
+            Entries {
+                own: Entry::new(own, declarer_rel),
+                class: Entry::new(class, declarer_rel + tt::CLASS),
+            }
         } else {
-            (tt::key(rel), 0)
-        };
-        let exact = exact | (declarer_rel as u64) << 56;
-        Keys {
-            exact_and_declarer: NonZeroU64::new(exact).expect("a trick start has cards"),
-            class,
+            let own = Entry::new(tt::key(rel), declarer_rel);
+            Entries { own, class: own }
         }
     }
 
     /// Starts loading the buckets of a trick start about to be probed.
     #[inline(always)]
-    fn prefetch<const CLASSES: bool>(&self, keys: &Keys) {
+    fn prefetch<const CLASSES: bool>(&self, entries: &Entries) {
         if CLASSES {
-            self.tt
-                .prefetch(keys.class, keys.declarer_rel() + tt::CLASS, false);
+            self.tt.prefetch(entries.class, false);
         }
-        self.tt.prefetch(keys.exact(), keys.declarer_rel(), CLASSES);
+        self.tt.prefetch(entries.own, CLASSES);
     }
 
     /// Plays `card` as the `PLY`-th card of the trick and searches on.
@@ -467,7 +465,7 @@ impl<'t> Search<'t> {
         card: u8,
         target: i32,
         mut trick: Trick,
-        next_keys: Option<Keys>,
+        next_entries: Option<Entries>,
     ) -> i32 {
         let p = seat_after(self.leader, PLY);
         let bit = 1u32 << card;
@@ -476,7 +474,7 @@ impl<'t> Search<'t> {
         let r = match PLY {
             0 => self.follow::<1, CLASSES>(target, trick),
             1 => self.follow::<2, CLASSES>(target, trick),
-            _ => self.finish_trick::<CLASSES>(target, trick, next_keys),
+            _ => self.finish_trick::<CLASSES>(target, trick, next_entries),
         };
         self.hands[p] |= bit;
         r
@@ -487,7 +485,7 @@ impl<'t> Search<'t> {
         &mut self,
         target: i32,
         trick: Trick,
-        next_keys: Option<Keys>,
+        next_entries: Option<Entries>,
     ) -> i32 {
         let saved_leader = self.leader;
         let saved_live = self.live;
@@ -497,7 +495,7 @@ impl<'t> Search<'t> {
         self.leader = winner;
         self.tricks_left -= 1;
         let won = i32::from(winner == self.declarer);
-        let r = self.trick_start::<CLASSES>(target - won, next_keys) + won;
+        let r = self.trick_start::<CLASSES>(target - won, next_entries) + won;
         if CLASSES {
             self.relied |= ranked_winner(trick, winning);
         }
@@ -574,28 +572,13 @@ fn narrow(
     }
 }
 
-/// The two table keys of a trick start: its own and its class's (see tt.rs; 0 when
-/// the search uses no class entries). 16 bytes, and so is an `Option` of it: it
-/// travels in registers through the plays of a trick.
+/// The two table entries of a trick start: its own and its class's (see tt.rs; the
+/// own entry again when the search uses no class entries). 16 bytes, and so is an
+/// `Option` of it: it travels in registers through the plays of a trick.
 #[derive(Clone, Copy)]
-pub(super) struct Keys {
-    /// The position's own key, below 2^54, with the declarer's seat relative to the
-    /// leader from bit 56 up; never 0, as a trick start has cards.
-    exact_and_declarer: NonZeroU64,
-    class: u64,
-}
-
-impl Keys {
-    #[inline(always)]
-    fn exact(&self) -> u64 {
-        self.exact_and_declarer.get() & ((1 << 56) - 1)
-    }
-
-    /// The declarer's seat relative to the leader.
-    #[inline(always)]
-    fn declarer_rel(&self) -> u8 {
-        (self.exact_and_declarer.get() >> 56) as u8
-    }
+pub(super) struct Entries {
+    own: Entry,
+    class: Entry,
 }
 
 /// The winning card (`trick[winning]`) of a complete trick, as a card set, when it
