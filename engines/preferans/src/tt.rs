@@ -727,11 +727,10 @@ pub(crate) fn key(rel: [u32; 3]) -> u64 {
 /// A position's [`key`] and the key of its class (see the module's documentation): the
 /// key of its member where the first defender (in `rel`'s order) holds the highest of
 /// each suit's tail cards. `rel` are the hands from the leader on, the declarer's at
-/// `declarer_rel`.
+/// `declarer_rel`, and `tail` their [`tail_cards`] (the search has them at hand).
 #[inline]
-pub(crate) fn keys(rel: [u32; 3], declarer_rel: usize) -> (u64, u64) {
+pub(crate) fn keys(rel: [u32; 3], declarer_rel: usize, tail: u32) -> (u64, u64) {
     let live = rel[0] | rel[1] | rel[2];
-    let tail = tail_cards(rel[declarer_rel], live);
     let first = usize::from(declarer_rel == 0);
     let mut first_tail = 0;
     for s in 0..4 {
@@ -1247,7 +1246,8 @@ pub(super) mod tests {
                     member[defenders[usize::from(i >= first_count)]] |= bit;
                 }
             }
-            proptest::prop_assert_eq!(keys(rel, declarer_rel), (key(rel), key(member)));
+            let tail = tail_cards(rel[declarer_rel], live);
+            proptest::prop_assert_eq!(keys(rel, declarer_rel, tail), (key(rel), key(member)));
         }
 
         /// Per suit, the tail cards are the live cards below the declarer's lowest, or
@@ -1525,7 +1525,9 @@ pub(super) mod tests {
             let rel = [a & b, a & !b, !a & b];
             let k = key(rel);
             mix_in(k);
-            mix_in(keys(rel, (x % 3) as usize).1);
+            let declarer_rel = (x % 3) as usize;
+            let live = rel[0] | rel[1] | rel[2];
+            mix_in(keys(rel, declarer_rel, tail_cards(rel[declarer_rel], live)).1);
             mix_in(super::mix(k, (x % 3) as u8));
         }
         let data = Data {
