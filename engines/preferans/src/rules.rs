@@ -58,11 +58,16 @@ pub(crate) const fn legal(hand: u32, led: Option<u8>, trumps: u32) -> u32 {
 /// Whether card `a` beats card `b` (b played earlier in the trick).
 #[inline]
 pub(crate) const fn beats(a: u8, b: u8, trumps: u32) -> bool {
-    if suit_of(a) == suit_of(b) {
-        a < b
-    } else {
-        trumps & (1 << a) != 0
-    }
+    beaters(b, trumps) & (1 << a) != 0
+}
+
+/// The cards that beat `card` (played earlier in the trick): the higher ones of its
+/// suit, and the trumps if it is no trump. Without a branch on the suits: against
+/// comparing them, 0.4-0.7% fewer instructions on preferansRu5 and a random trump view.
+#[inline]
+const fn beaters(card: u8, trumps: u32) -> u32 {
+    let suit = suit_mask(suit_of(card));
+    (suit & ((1 << card) - 1)) | (trumps & !suit)
 }
 
 /// Index (0..3) of the winning card of a complete trick, in play order.
@@ -185,6 +190,26 @@ mod tests {
                 .filter(|&c| cands & (1 << c) != 0 && is_representative(c, hand, live))
                 .fold(0u32, |m, c| m | 1 << c);
             prop_assert_eq!(representatives(cands, hand, live), expected);
+        }
+
+        /// The trick goes to the highest trump played, or else to the highest card of
+        /// the suit led (card 0 of a suit is its ace). `trump_suit` 4: no trumps.
+        #[test]
+        fn the_highest_trump_or_card_of_the_suit_led_wins(
+            cards in proptest::sample::subsequence((0u8..32).collect::<Vec<_>>(), 3)
+                .prop_shuffle(),
+            trump_suit in 0u32..5,
+        ) {
+            let trick = [cards[0], cards[1], cards[2]];
+            let trumps = if trump_suit < 4 { suit_mask(trump_suit) } else { 0 };
+            let trumped: Vec<usize> = (0..3).filter(|&i| suit_of(trick[i]) == trump_suit).collect();
+            let contenders = if trumped.is_empty() {
+                (0..3).filter(|&i| suit_of(trick[i]) == suit_of(trick[0])).collect()
+            } else {
+                trumped
+            };
+            let expected = contenders.into_iter().min_by_key(|&i| trick[i]).unwrap();
+            prop_assert_eq!(trick_winner(trick, trumps), expected);
         }
     }
 }
