@@ -315,14 +315,22 @@ pub(crate) fn covered(
             (e, w) if covers(e) => (w, e),
             _ => return false,
         };
-        let slack = suit_len(hands[y], s) as i32 - suit_len(d, 0) as i32;
+        // The suits' lengths of each hand, a byte a suit: the sums over the other
+        // suits `t` take a few operations on all four at once, where a table read a
+        // suit and hand took 7-8% more instructions on preferansRu5 and Ru6.
+        let (xl, yl, dl) = (
+            suit_lengths(hands[x]),
+            suit_lengths(hands[y]),
+            suit_lengths(decl),
+        );
+        let shift = 8 * s;
+        let slack = (yl >> shift & 0xff) as i32 - (dl >> shift & 0xff) as i32;
         let compensated = !several || y == seat_after(x, 1);
-        let (mut by_voids, mut by_declarer_follows) = (0, 0);
-        for t in (0..4).filter(|&t| t != s) {
-            let xt = suit_len(hands[x], t);
-            by_voids += xt.saturating_sub(suit_len(hands[y], t));
-            by_declarer_follows += xt.min(suit_len(decl, t));
-        }
+        // Per other suit: what `x` holds beyond `y`, and the lesser of `x`'s and the
+        // declarer's cards.
+        let others = !(0xff << shift);
+        let by_voids = byte_sum(excess(xl, yl) & others);
+        let by_declarer_follows = byte_sum((xl - excess(xl, dl)) & others);
         let mut discards = if compensated {
             by_voids.min(by_declarer_follows)
         } else {
@@ -334,6 +342,31 @@ pub(crate) fn covered(
         }
     }
     true
+}
+
+/// Per suit, how many of `cards` it holds: a byte a suit, four suits at once.
+#[inline(always)]
+fn suit_lengths(cards: u32) -> u32 {
+    let pairs = cards - ((cards >> 1) & 0x5555_5555);
+    let nibbles = (pairs & 0x3333_3333) + ((pairs >> 2) & 0x3333_3333);
+    (nibbles + (nibbles >> 4)) & 0x0f0f_0f0f
+}
+
+/// Per byte of two [`suit_lengths`], `a - b` where `a` is the greater, else 0.
+#[inline(always)]
+fn excess(a: u32, b: u32) -> u32 {
+    // Each byte of `a + 16 - b` lies in 8..=24 (lengths are at most 8), so no byte
+    // borrows from the next, and its bit 4 says `a >= b`; then its low bits are
+    // `a - b`.
+    let biased = (a | 0x1010_1010) - b;
+    let at_least = (biased >> 4) & 0x0101_0101;
+    biased & 0x0f0f_0f0f & (at_least * 0x0f)
+}
+
+/// The sum of the four bytes of `bytes`, each at most 8.
+#[inline(always)]
+fn byte_sum(bytes: u32) -> u32 {
+    bytes.wrapping_mul(0x0101_0101) >> 24
 }
 
 /// [`MISERE_SUIT`] flags: the declarer can duck every trick of the suit.
@@ -556,6 +589,25 @@ mod tests {
             }
         }
         escapes
+    }
+
+    proptest! {
+        /// The lengths, excesses and sums over suits, four suits at once, against the
+        /// suits counted one by one.
+        #[test]
+        fn suit_lengths_and_their_excess_count_each_suit(a in any::<u32>(), b in any::<u32>(), s in 0u32..4) {
+            let count = |cards: u32, t: u32| (cards >> (8 * t) & 0xff).count_ones();
+            let (la, lb) = (suit_lengths(a), suit_lengths(b));
+            for t in 0..4 {
+                prop_assert_eq!(la >> (8 * t) & 0xff, count(a, t));
+                prop_assert_eq!(excess(la, lb) >> (8 * t) & 0xff, count(a, t).saturating_sub(count(b, t)));
+            }
+            let others = !(0xff << (8 * s));
+            let expected: u32 = (0..4).filter(|&t| t != s).map(|t| count(a, t).saturating_sub(count(b, t))).sum();
+            prop_assert_eq!(byte_sum(excess(la, lb) & others), expected);
+            let lesser: u32 = (0..4).filter(|&t| t != s).map(|t| count(a, t).min(count(b, t))).sum();
+            prop_assert_eq!(byte_sum((la - excess(la, lb)) & others), lesser);
+        }
     }
 
     proptest! {
