@@ -595,17 +595,25 @@ mod tests {
         /// The lengths, excesses and sums over suits, four suits at once, against the
         /// suits counted one by one.
         #[test]
-        fn suit_lengths_and_their_excess_count_each_suit(a in any::<u32>(), b in any::<u32>(), s in 0u32..4) {
+        fn suit_lengths_and_their_excess_count_each_suit(
+            a in any::<u32>(),
+            b in any::<u32>(),
+            s in 0u32..4,
+        ) {
             let count = |cards: u32, t: u32| (cards >> (8 * t) & 0xff).count_ones();
+            let beyond = |t: u32| count(a, t).saturating_sub(count(b, t));
             let (la, lb) = (suit_lengths(a), suit_lengths(b));
             for t in 0..4 {
                 prop_assert_eq!(la >> (8 * t) & 0xff, count(a, t));
-                prop_assert_eq!(excess(la, lb) >> (8 * t) & 0xff, count(a, t).saturating_sub(count(b, t)));
+                prop_assert_eq!(excess(la, lb) >> (8 * t) & 0xff, beyond(t));
             }
             let others = !(0xff << (8 * s));
-            let expected: u32 = (0..4).filter(|&t| t != s).map(|t| count(a, t).saturating_sub(count(b, t))).sum();
+            let expected: u32 = (0..4).filter(|&t| t != s).map(beyond).sum();
             prop_assert_eq!(byte_sum(excess(la, lb) & others), expected);
-            let lesser: u32 = (0..4).filter(|&t| t != s).map(|t| count(a, t).min(count(b, t))).sum();
+            let lesser: u32 = (0..4)
+                .filter(|&t| t != s)
+                .map(|t| count(a, t).min(count(b, t)))
+                .sum();
             prop_assert_eq!(byte_sum((la - excess(la, lb)) & others), lesser);
         }
     }
