@@ -378,6 +378,9 @@ impl<'t> Search<'t> {
         let mut v = if max { 0 } else { self.tricks_left as i32 };
         let mut relied = 0;
         for (&card, &next) in moves.as_slice().iter().zip(&entries) {
+            // Only a defender's last card in a search without classes prefetches. In the
+            // others the array's Nones go unread, so it is never filled.
+            let next = if CLASSES || PLY < 2 { None } else { next };
             let child = self.play_card::<PLY, CLASSES>(card, target, trick, next);
             if (child >= target) == max {
                 // Outside misère a follower's cut-off weighs one trick more than a
