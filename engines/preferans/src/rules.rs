@@ -94,14 +94,20 @@ pub(crate) const fn trick_winner(cards: [u8; 3], trumps: u32) -> usize {
 /// its rank go uncounted.
 #[inline]
 pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
-    let mut out = 0;
-    for s in 0..4 {
-        let shift = 8 * s;
-        let h = (hand >> shift) & 0xff;
-        let l = (live >> shift) & 0xff;
-        out |= u32::from(SUIT_REPRESENTATIVES[((l as usize) << 8) | h as usize]) << shift;
-    }
-    out & cands
+    // `reach`: the cards with a card of `hand` at or below them in their suit, with
+    // only cards of `hand` or out of play between. A prefix fill from each suit's
+    // lowest card (its byte's bit 7) up, in spans of 1, 2 and 4, four suits at once;
+    // the masks keep a suit's fill from crossing into the next suit. In place of a
+    // 64 KB table read a suit, whose reads missed the L1 cache.
+    let mut through = hand | !live;
+    let mut reach = hand;
+    reach |= through & (reach >> 1) & 0x7f7f_7f7f;
+    through &= (through >> 1) & 0x7f7f_7f7f;
+    reach |= through & (reach >> 2) & 0x3f3f_3f3f;
+    through &= (through >> 2) & 0x3f3f_3f3f;
+    reach |= through & (reach >> 4) & 0x0f0f_0f0f;
+    // A card is skipped when the card just below it is reached.
+    cands & !((reach >> 1) & 0x7f7f_7f7f)
 }
 
 /// A table with one entry per pair of 8-bit suit masks `(a, b)` (card 0 the highest),
@@ -118,28 +124,6 @@ macro_rules! suit_pair_table {
     }};
 }
 pub(crate) use suit_pair_table;
-
-/// Per suit, indexed by `live << 8 | hand`: the cards of `hand` whose next lower
-/// live card is not in `hand`.
-static SUIT_REPRESENTATIVES: [u8; 65536] = suit_pair_table!(u8, suit_representatives);
-
-const fn suit_representatives(live: u32, hand: u32) -> u8 {
-    let mut out = 0u8;
-    // The holder of the previous (lower) live card: none yet. Bit 7 is the lowest.
-    let mut previous_mine = false;
-    let mut b = 8;
-    while b > 0 {
-        b -= 1;
-        if live & (1 << b) != 0 {
-            let mine = hand & (1 << b) != 0;
-            if mine && !previous_mine {
-                out |= 1 << b;
-            }
-            previous_mine = mine;
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {
