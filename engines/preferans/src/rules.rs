@@ -94,20 +94,25 @@ pub(crate) const fn trick_winner(cards: [u8; 3], trumps: u32) -> usize {
 /// its rank go uncounted.
 #[inline]
 pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
-    // `reach`: the cards with a card of `hand` at or below them in their suit, with
-    // only cards of `hand` or out of play between. A prefix fill from each suit's
-    // lowest card (its byte's bit 7) up, in spans of 1, 2 and 4, four suits at once;
-    // the masks keep a suit's fill from crossing into the next suit. In place of a
-    // 64 KB table read a suit, whose reads missed the L1 cache.
-    let mut through = hand | !live;
-    let mut reach = hand;
+    // The cards with a card of `hand` at or below them, with only cards of `hand` or
+    // out of play between. In place of a 64 KB table read a suit, whose reads missed
+    // the L1 cache.
+    let reach = fill_up_suits(hand, hand | !live);
+    // A card is skipped when the card just below it is reached.
+    cands & !((reach >> 1) & 0x7f7f_7f7f)
+}
+
+/// Per suit, the cards of `seeds` and those above one (toward the suit's highest card,
+/// bit 0 of its byte) with only cards of `through` between: a prefix fill in spans of
+/// 1, 2 and 4, four suits at once; the masks keep each suit's fill in its byte.
+#[inline(always)]
+pub(crate) fn fill_up_suits(seeds: u32, mut through: u32) -> u32 {
+    let mut reach = seeds;
     reach |= through & (reach >> 1) & 0x7f7f_7f7f;
     through &= (through >> 1) & 0x7f7f_7f7f;
     reach |= through & (reach >> 2) & 0x3f3f_3f3f;
     through &= (through >> 2) & 0x3f3f_3f3f;
-    reach |= through & (reach >> 4) & 0x0f0f_0f0f;
-    // A card is skipped when the card just below it is reached.
-    cands & !((reach >> 1) & 0x7f7f_7f7f)
+    reach | through & (reach >> 4) & 0x0f0f_0f0f
 }
 
 /// A table with one entry per pair of 8-bit suit masks `(a, b)` (card 0 the highest),
