@@ -21,6 +21,17 @@ impl MoveList {
     }
 }
 
+/// Added, in misère, to a defender's lead in a suit the declarer cannot surely duck
+/// (see [`Search::ordered_moves`]): as much as two doublings of its history count.
+/// Nodes per layout on 30 random misère views (seeds 101-103 of `bench preferans
+/// --random`, 20,000 layouts each), against no bonus: 4.3% fewer in sum, 2.8% fewer
+/// in geometric mean (3 views took over 10% fewer, 2 over 10% more). Half of it: 2.3%
+/// and 1.2% fewer. Such leads first, before the history's order: 4.3% and 2.9% fewer,
+/// but on all 50,000 layouts of the random misère view AQT.*Q7.KT9*7.AQ8, 10% more
+/// (with this bonus 0.3% more). Also first, the declarer's leads that a defender must
+/// beat (it holds the suit and no lower card): 5.5% more.
+const MISERE_ATTACK_BONUS: i32 = 32 * 256;
+
 /// Rank value 0 (seven) ..= 7 (ace): higher is a higher card.
 #[inline]
 const fn height(card: u8) -> i32 {
@@ -28,8 +39,18 @@ const fn height(card: u8) -> i32 {
 }
 
 impl Search<'_> {
+    /// The moves of seat `p` at `ply` of `trick`. In misère, `unpaired` are the suits
+    /// the declarer cannot surely duck (see `quick::misere_pairing`): a defender's
+    /// leads in them gain [`MISERE_ATTACK_BONUS`].
     #[inline(always)]
-    pub(super) fn ordered_moves(&self, ply: usize, p: usize, best: u8, trick: Trick) -> MoveList {
+    pub(super) fn ordered_moves(
+        &self,
+        ply: usize,
+        p: usize,
+        best: u8,
+        trick: Trick,
+        unpaired: u32,
+    ) -> MoveList {
         let reps = self.representatives(ply, p, trick);
         if reps & reps.wrapping_sub(1) == 0 {
             // A single choice needs no scoring.
@@ -72,7 +93,8 @@ impl Search<'_> {
                 // history adds a little (its whole log2): more weight cost nodes at the
                 // defenders' leads, at the follows, and in no-trump games.
                 if self.misere {
-                    history * 256 + heuristic
+                    let attack = ply == 0 && p != self.declarer && unpaired >> suit_of(c) & 1 != 0;
+                    history * 256 + heuristic + if attack { MISERE_ATTACK_BONUS } else { 0 }
                 } else if ply == 0 && p == self.declarer && self.trumps != 0 {
                     heuristic + 2 * history
                 } else {
@@ -253,6 +275,7 @@ mod tests {
             declarer in 0usize..3,
             strain in 0u32..6,
             best_pick in 0usize..12,
+            unpaired in 0u32..16,
             history_seed in any::<u64>(),
         ) {
             let (trumps, misere) = strain_masks(strain);
@@ -271,12 +294,36 @@ mod tests {
             let plain = search.representatives(ply, p, search.table);
             let plain_cards: Vec<u8> = (0..32u8).filter(|&c| plain & (1 << c) != 0).collect();
             let best = plain_cards.get(best_pick).copied().unwrap_or(NO_MOVE);
-            let ordered = search.ordered_moves(ply, p, best, search.table);
+            let ordered = search.ordered_moves(ply, p, best, search.table, unpaired);
             let mut sorted = ordered.as_slice().to_vec();
             sorted.sort_unstable();
             prop_assert_eq!(&sorted, &plain_cards);
             if best != NO_MOVE {
                 prop_assert_eq!(ordered.as_slice()[0], best);
+            }
+        }
+
+        /// In misère, a defender on lead with no history yet leads the suits the
+        /// declarer cannot surely duck (`unpaired`) before the others.
+        #[test]
+        fn misere_defenders_lead_unpaired_suits_first(
+            deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
+            n in 1usize..=10,
+            leader in 0usize..3,
+            declarer_after in 1usize..3,
+            unpaired in 0u32..16,
+        ) {
+            let declarer = (leader + declarer_after) % 3;
+            let (hands, table) = position(&deck, n, 0, leader, 0);
+            let mut tt = TableHandle::new(std::sync::Arc::new(Table::new(1 << 16)));
+            let mut history = History::default();
+            let raw = RawPosition { hands, table: &table, leader, declarer };
+            let search = Search::new(&mut tt, &mut history, raw, 0, true);
+            let ordered = search.ordered_moves(0, leader, NO_MOVE, search.table, unpaired);
+            let attacks = |c: &u8| unpaired >> (c / 8) & 1 != 0;
+            let first_other = ordered.as_slice().iter().position(|c| !attacks(c));
+            if let Some(i) = first_other {
+                prop_assert!(!ordered.as_slice()[i..].iter().any(attacks), "{:?}", ordered.as_slice());
             }
         }
     }

@@ -305,7 +305,7 @@ impl<'t> Search<'t> {
             }
         }
         let max = self.max_side(leader);
-        let moves = self.ordered_moves(0, leader, best, [0; 3]);
+        let moves = self.ordered_moves(0, leader, best, [0; 3], unpaired);
         let mut v = if max { 0 } else { n };
         for &card in moves.as_slice() {
             let child = self.play_card::<0, CLASSES>(card, target, [0; 3], None);
@@ -345,7 +345,7 @@ impl<'t> Search<'t> {
         self.nodes += 1;
         let p = seat_after(self.leader, PLY);
         let max = self.max_side(p);
-        let moves = self.ordered_moves(PLY, p, NO_MOVE, trick);
+        let moves = self.ordered_moves(PLY, p, NO_MOVE, trick, 0);
         let mut entries = [None; 10];
         if !CLASSES
             && p != self.declarer
