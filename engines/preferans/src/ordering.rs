@@ -265,7 +265,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::history::History;
-    use super::super::search::tests::{position, strain_masks};
+    use super::super::search::tests::{position, strain_masks, with_search};
     use super::super::search::{RawPosition, Search};
     use super::super::tt::{Table, TableHandle, NO_MOVE};
 
@@ -323,11 +323,10 @@ mod tests {
         ) {
             let declarer = (leader + declarer_after) % 3;
             let (hands, table) = position(&deck, n, 0, leader, 0);
-            let mut tt = TableHandle::new(std::sync::Arc::new(Table::new(1 << 16)));
-            let mut history = History::default();
             let raw = RawPosition { hands, table: &table, leader, declarer };
-            let search = Search::new(&mut tt, &mut history, raw, 0, true);
-            let ordered = search.ordered_moves(0, leader, NO_MOVE, search.table, unpaired);
+            let ordered = with_search(raw, 0, true, |search| {
+                search.ordered_moves(0, leader, NO_MOVE, search.table, unpaired)
+            });
             let attacks = |c: &u8| unpaired >> (c / 8) & 1 != 0;
             let first_other = ordered.as_slice().iter().position(|c| !attacks(c));
             if let Some(i) = first_other {

@@ -654,7 +654,7 @@ pub(super) mod tests {
     }
 
     /// Runs `f` on a fresh search (its own table and history) of `raw`.
-    fn with_search<R>(
+    pub(in super::super) fn with_search<R>(
         raw: RawPosition<'_>,
         trumps: u32,
         misere: bool,
