@@ -143,19 +143,25 @@ impl Search<'_> {
                 // In misère the history leads, in sixteenths of its log2, and the
                 // heuristics (within ±256) only break its ties: on random misère views
                 // that takes 18-28% fewer nodes than the other way round.
-                // In trump games the declarer's leads weigh both: the history counts 32
-                // per doubling of a card's count, against heuristics spread over about
-                // 120: 8-23% fewer nodes on random trump views (history first cost some
-                // problems up to a fifth more). Elsewhere the heuristics lead and the
-                // history adds a little (its whole log2): more weight cost nodes at the
-                // defenders' leads and in no-trump games.
+                // In trump games the declarer's leads mostly follow the history: it
+                // counts 256 per doubling of a card's count, against heuristics spread
+                // over about 120. Elsewhere the heuristics lead and the history adds
+                // its log2 in quarters (up to 132). Measured once only leads fed the
+                // history (see search.rs), against 32 per doubling and the whole log2,
+                // with the defender's second-hand rule of `follow_by_rank`: 2.9% fewer
+                // nodes on 51 random trump and no-trump views (20,000 layouts each);
+                // on all layouts preferansRu1 20% fewer, Ru4 18%, Ru7 13%,
+                // solvealldeals3 10%, Ru3 7%, solvealldeals2 0.7% more. The declarer's history first
+                // (256 per sixteenth) took as many nodes on the random views, Ru3 20%
+                // more and solvealldeals3 9% fewer; the defenders' log2 in halves,
+                // 3 more of the random views over 10% worse.
                 if self.misere {
                     let attack = (attacked >> suit_of(c) & 1) as i32;
                     history * 256 + heuristic + attack * MISERE_ATTACK_BONUS
                 } else if ply == 0 && p == self.declarer && self.trumps != 0 {
-                    heuristic + 2 * history
+                    heuristic + 16 * history
                 } else {
-                    heuristic + (history >> 4)
+                    heuristic + (history >> 2)
                 }
             };
             if c == best {
@@ -210,7 +216,8 @@ impl Search<'_> {
     /// A follow in trump and no-trump games, ordered by rank alone, by where the trick
     /// stands (as the per-card scores were, without the history's share):
     /// - when the own side wins the trick so far, lowest first (last to play, side
-    ///   cards before trumps);
+    ///   cards before trumps); so too a defender second to play after the declarer's
+    ///   lead when its partner can beat the lead in its suit;
     /// - last to play against the other side, the cheapest winner first (following
     ///   suit or ruffing), then the other cards lowest first, side cards before trumps;
     /// - second to play against the leader, winners the third player cannot overtake
@@ -224,7 +231,10 @@ impl Search<'_> {
     /// over 10% more; a discard's suits in card order instead: 0.9% fewer, 5 views over
     /// 10% more and 7 over 10% fewer. CPU, paired runs (medians of 5): preferansRu1
     /// -2.5% (nodes +1.4%), Ru3 -14%, Ru4 -1.1%, solvealldeals2 +4.2% (nodes +1.9%);
-    /// 50,000 layouts of Ru7 -3.6%, of solvealldeals3 -4.9%.
+    /// 50,000 layouts of Ru7 -3.6%, of solvealldeals3 -4.9%. The defender's low card
+    /// before a partner that can beat the lead (once the follows no longer fed the
+    /// history, see search.rs): 0.8% fewer nodes on the random views, Ru7 7.6% fewer
+    /// (all layouts).
     #[inline(always)]
     fn follow_by_rank(&self, ply: usize, p: usize, reps: u32, best: u8, trick: Trick) -> MoveList {
         let win = usize::from(ply == 2 && beats(trick[1], trick[0], self.trumps));
@@ -232,10 +242,14 @@ impl Search<'_> {
         let (mut moves, reps) = MoveList::starting_with(best, reps);
         let beating = reps & beaters(trick[win], self.trumps);
         let trumps = self.trumps;
+        let led = suit_mask(suit_of(trick[0]));
+        let third = self.hands[seat_after(self.leader, 2)] & led;
+        // Second to play: whether the third player can beat the lead in its suit.
+        let third_beats_lead = ply == 1 && third & beaters(trick[0], trumps) != 0;
         if own_side_wins && ply == 2 {
             moves.push_lowest_rank_first(reps & !trumps);
             moves.push_lowest_first(reps & trumps);
-        } else if own_side_wins {
+        } else if own_side_wins || (self.leader == self.declarer && third_beats_lead) {
             moves.push_lowest_rank_first(reps);
         } else if ply == 2 {
             // The winners are of one suit: the suit led, or trumps.
@@ -243,8 +257,6 @@ impl Search<'_> {
             moves.push_lowest_rank_first(reps & !beating & !trumps);
             moves.push_lowest_first(reps & !beating & trumps);
         } else {
-            let led = suit_mask(suit_of(trick[0]));
-            let third = self.hands[seat_after(self.leader, 2)] & led;
             // The cards of the suit led below the third player's highest (none if it
             // holds none).
             let below_third = !(third ^ third.wrapping_sub(1)) & led;
@@ -458,7 +470,8 @@ mod tests {
         /// winning, lowest first (last to play: side cards before trumps); last to play
         /// against the other side, the cheapest winner first; second to play, winners
         /// the third player cannot overtake in the suit led lowest first, those it can
-        /// highest first, then the rest lowest first.
+        /// highest first, then the rest lowest first; a defender second to play after
+        /// the declarer's lead, lowest first when its partner can beat the lead.
         #[test]
         fn follows_go_in_the_order_of_their_scores(
             deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
@@ -485,6 +498,11 @@ mod tests {
             };
             let winning = if ply == 2 && beats(table[1], table[0]) { 1 } else { 0 };
             let own_side_wins = ((leader + winning) % 3 == declarer) == (p == declarer);
+            // Second to play after the declarer's lead: the partner, third to play,
+            // holds a higher card of the suit led.
+            let partner_beats_lead = (0..32u8).any(|t| {
+                hands[(leader + 2) % 3] >> t & 1 != 0 && t / 8 == table[0] / 8 && t < table[0]
+            });
             let score = |c: u8| -> i32 {
                 let wins = beats(c, table[winning]);
                 let trump_cost = if trump(c) { 20 } else { 0 };
@@ -493,6 +511,7 @@ mod tests {
                     (2, false, true) => 100 - rank(c),
                     (2, false, false) => -rank(c) - trump_cost,
                     (_, true, _) | (_, false, false) => -rank(c),
+                    (_, false, true) if leader == declarer && partner_beats_lead => -rank(c),
                     (_, false, true) => {
                         let third = hands[(leader + 2) % 3];
                         let overtaken = (0..32u8).any(|t| {
