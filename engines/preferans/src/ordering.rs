@@ -133,36 +133,34 @@ impl Search<'_> {
         while m != 0 && len < 10 {
             let c = m.trailing_zeros() as u8;
             m &= m - 1;
-            let mut score = {
-                let heuristic = if ply == 0 {
-                    self.lead_score(p, c)
-                } else {
-                    self.misere_declarer_follow_score(ply, c, trick)
-                };
-                let history = self.history.bonus(p, c);
-                // In misère the history leads, in sixteenths of its log2, and the
-                // heuristics (within ±256) only break its ties: on random misère views
-                // that takes 18-28% fewer nodes than the other way round.
-                // In trump games the declarer's leads mostly follow the history: it
-                // counts 256 per doubling of a card's count, against heuristics spread
-                // over about 120. Elsewhere the heuristics lead and the history adds
-                // its log2 in quarters (up to 132). Measured once only leads fed the
-                // history (see search.rs), against 32 per doubling and the whole log2,
-                // with the defender's second-hand rule of `follow_by_rank`: 2.9% fewer
-                // nodes on 51 random trump and no-trump views (20,000 layouts each);
-                // on all layouts preferansRu1 20% fewer, Ru4 18%, Ru7 13%,
-                // solvealldeals3 10%, Ru3 7%, solvealldeals2 0.7% more. The declarer's history first
-                // (256 per sixteenth) took as many nodes on the random views, Ru3 20%
-                // more and solvealldeals3 9% fewer; the defenders' log2 in halves,
-                // 3 more of the random views over 10% worse.
-                if self.misere {
-                    let attack = (attacked >> suit_of(c) & 1) as i32;
-                    history * 256 + heuristic + attack * MISERE_ATTACK_BONUS
-                } else if ply == 0 && p == self.declarer && self.trumps != 0 {
-                    heuristic + 16 * history
-                } else {
-                    heuristic + (history >> 2)
-                }
+            let heuristic = if ply == 0 {
+                self.lead_score(p, c)
+            } else {
+                self.misere_declarer_follow_score(ply, c, trick)
+            };
+            let history = self.history.bonus(p, c);
+            // In misère the history leads, in sixteenths of its log2, and the heuristics
+            // (within ±256) only break its ties: on random misère views that takes
+            // 18-28% fewer nodes than the other way round.
+            // In trump games the declarer's leads mostly follow the history: it counts
+            // 256 per doubling of a card's count, against heuristics spread over about
+            // 120. Elsewhere the heuristics lead and the history adds its log2 in
+            // quarters (up to 132). Measured once only leads fed the history (see
+            // search.rs), against 32 per doubling and the whole log2, with the
+            // defender's second-hand rule of `follow_by_rank`: 2.9% fewer nodes on 51
+            // random trump and no-trump views (20,000 layouts each); on all layouts
+            // preferansRu1 20% fewer, Ru4 18%, Ru7 13%, solvealldeals3 10%, Ru3 7%,
+            // solvealldeals2 0.7% more. The declarer's history first (256 per
+            // sixteenth) took as many nodes on the random views, Ru3 20% more and
+            // solvealldeals3 9% fewer; the defenders' log2 in halves, 3 more of the
+            // random views over 10% worse.
+            let mut score = if self.misere {
+                let attack = (attacked >> suit_of(c) & 1) as i32;
+                history * 256 + heuristic + attack * MISERE_ATTACK_BONUS
+            } else if ply == 0 && p == self.declarer && self.trumps != 0 {
+                heuristic + 16 * history
+            } else {
+                heuristic + (history >> 2)
             };
             if c == best {
                 score += 1_000_000;

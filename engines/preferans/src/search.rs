@@ -405,9 +405,10 @@ impl<'t> Search<'t> {
     }
 
     /// What a cut-off with `tricks` tricks left adds to its card's history count: in
-    /// misère one (every cut-off alike), elsewhere (leads only) `tricks` squared. Weighing misère's
-    /// cut-offs alike took Ru5 403.0 -> 394.6 and Ru6 413.3 -> 396.6 nodes per layout,
-    /// and 7 random misère views 4.2% fewer nodes; in trump games it cost sd3 5.6%.
+    /// misère one (every cut-off alike), elsewhere (leads only) `tricks` squared.
+    /// Weighing misère's cut-offs alike took Ru5 403.0 -> 394.6 and Ru6 413.3 -> 396.6
+    /// nodes per layout, and 7 random misère views 4.2% fewer nodes; in trump games it
+    /// cost sd3 5.6%.
     #[inline(always)]
     fn cut_weight(&self, tricks: u32) -> u32 {
         if self.misere {
