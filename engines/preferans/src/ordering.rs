@@ -196,7 +196,7 @@ impl Search<'_> {
     /// 10% more. The declarer's follows by rank alone too: 11% more.
     #[inline(always)]
     fn misere_defender_follow(&self, ply: usize, reps: u32, best: u8, trick: Trick) -> MoveList {
-        let win = usize::from(ply == 2 && beats(trick[1], trick[0], self.trumps));
+        let win = self.winning_so_far(ply, trick);
         let declarer_played = ply == 2 || self.leader == self.declarer;
         let (mut moves, reps) = MoveList::starting_with(best, reps);
         if !declarer_played {
@@ -235,7 +235,7 @@ impl Search<'_> {
     /// (all layouts).
     #[inline(always)]
     fn follow_by_rank(&self, ply: usize, p: usize, reps: u32, best: u8, trick: Trick) -> MoveList {
-        let win = usize::from(ply == 2 && beats(trick[1], trick[0], self.trumps));
+        let win = self.winning_so_far(ply, trick);
         let own_side_wins = (seat_after(self.leader, win) == self.declarer) == (p == self.declarer);
         let (mut moves, reps) = MoveList::starting_with(best, reps);
         let beating = reps & beaters(trick[win], self.trumps);
@@ -331,11 +331,17 @@ impl Search<'_> {
         20 - height(c) - suit_len(live_s & !self.hands[p], s) as i32
     }
 
+    /// Which card of the trick so far (`ply` cards) wins it: 0, the lead, or 1.
+    #[inline(always)]
+    fn winning_so_far(&self, ply: usize, trick: Trick) -> usize {
+        usize::from(ply == 2 && beats(trick[1], trick[0], self.trumps))
+    }
+
     /// The declarer's follow in misère (the other follows are ordered by rank alone):
     /// duck with the highest card that still loses.
     #[inline(always)]
     fn misere_declarer_follow_score(&self, ply: usize, c: u8, trick: Trick) -> i32 {
-        let win = usize::from(ply == 2 && beats(trick[1], trick[0], self.trumps));
+        let win = self.winning_so_far(ply, trick);
         if !beats(c, trick[win], self.trumps) {
             100 + height(c)
         } else if ply == 2 {
@@ -356,6 +362,30 @@ mod tests {
     use super::super::search::tests::{position, strain_masks, with_search};
     use super::super::search::{RawPosition, Search};
     use super::super::tt::{Table, TableHandle, NO_MOVE};
+    use super::MoveList;
+
+    /// The representatives of the player to follow the cards of `table`, and their
+    /// order (no table's best move, no history).
+    fn follow_order(
+        hands: [u32; 3],
+        table: &[u8],
+        leader: usize,
+        declarer: usize,
+        trumps: u32,
+        misere: bool,
+    ) -> (u32, MoveList) {
+        let (ply, p) = (table.len(), (leader + table.len()) % 3);
+        let raw = RawPosition {
+            hands,
+            table,
+            leader,
+            declarer,
+        };
+        with_search(raw, trumps, misere, |search| {
+            let reps = search.representatives(ply, p, search.table);
+            (reps, search.ordered_moves(ply, p, NO_MOVE, search.table, 0))
+        })
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
@@ -437,11 +467,7 @@ mod tests {
             let p = (leader + ply) % 3;
             let declarer = [(p + 1) % 3, (p + 2) % 3][declarer_pick];
             let (hands, table) = position(&deck, n, ply, leader, 0);
-            let raw = RawPosition { hands, table: &table, leader, declarer };
-            let (reps, ordered) = with_search(raw, 0, true, |search| {
-                let reps = search.representatives(ply, p, search.table);
-                (reps, search.ordered_moves(ply, p, NO_MOVE, search.table, 0))
-            });
+            let (reps, ordered) = follow_order(hands, &table, leader, declarer, 0, true);
             // The trick so far: a higher card of the suit led wins (card ids run from
             // the ace down), nothing else.
             let led_suit = table[0] / 8;
@@ -483,11 +509,7 @@ mod tests {
             prop_assert!(!misere);
             let p = (leader + ply) % 3;
             let (hands, table) = position(&deck, n, ply, leader, trumps);
-            let raw = RawPosition { hands, table: &table, leader, declarer };
-            let (reps, ordered) = with_search(raw, trumps, false, |search| {
-                let reps = search.representatives(ply, p, search.table);
-                (reps, search.ordered_moves(ply, p, NO_MOVE, search.table, 0))
-            });
+            let (reps, ordered) = follow_order(hands, &table, leader, declarer, trumps, false);
             let trump = |c: u8| trumps >> c & 1 != 0;
             let rank = |c: u8| 7 - i32::from(c % 8);
             // Card ids run from the ace down within a suit.
