@@ -12,6 +12,9 @@
 //! defenders': its trumps and its side-suit winners (see [`trumps_unruffed`]); and,
 //! against a declarer without trumps, the defenders' run of a suit it is void in (see
 //! [`void_suit_run`]).
+//!
+//! One more settles only whether the declarer takes a trick more: the defenders must at
+//! last lead into its top card of a suit (see [`forced_lead_into_top_card`]).
 
 use super::rules::{seat_after, suit_len, suit_mask, suit_pair_table};
 
@@ -107,6 +110,60 @@ pub(crate) fn bounds(
     }
     decl = decl.max(trumps_unruffed(hands, declarer, trumps, leader == declarer));
     (decl, n.saturating_sub(defs))
+}
+
+/// A defender on lead in a trump or no-trump game: whether the defenders must at some
+/// trick lead a suit `s` whose top card the declarer holds, which then wins it.
+///
+/// While the declarer takes no trick, the defenders lead every trick. The tricks led in
+/// a suit `t` are at most the longer defender holding of `t`: each takes a card of `t`
+/// from its leader, and from the other defender while it holds one; and once one leads
+/// `t` with the other void in it, the other can never lead `t`. These maxima add up to
+/// the tricks left plus what one defender holds beyond the other, suit by suit (both
+/// hold as many cards). When that surplus is below the longer holding of `s`, the leads
+/// in the other suits run out, and some trick is led in `s`.
+///
+/// Nobody ruffs the first trick led in `s`: both defenders hold `s` now (the surplus
+/// counts the longer holding when the other is void), and a defender parts with a card
+/// of `s` before then only by discarding, without trumps, or by ruffing when `s` is
+/// trumps, which nothing ruffs. The declarer still holds its top card: it plays a card
+/// of `s` only when `s` is led, or as the last card of its hand.
+#[inline(always)]
+pub(crate) fn forced_lead_into_top_card(hands: &[u32; 3], declarer: usize) -> bool {
+    let decl = hands[declarer];
+    let (e, w) = (
+        hands[seat_after(declarer, 1)],
+        hands[seat_after(declarer, 2)],
+    );
+    let tops = decl & !at_or_below(e | w);
+    if tops == 0 {
+        return false;
+    }
+    let (le, lw) = (suit_lengths(e), suit_lengths(w));
+    let surplus = byte_sum(excess(le, lw));
+    if surplus >= 8 {
+        return false;
+    }
+    let longer = lw + excess(le, lw);
+    // Bit 4 of a byte: the suit's longer holding exceeds the surplus.
+    let exceeds = ((longer | 0x1010_1010) - (surplus + 1) * 0x0101_0101) & 0x1010_1010;
+    exceeds & (nonzero_bytes(tops) >> 3) != 0
+}
+
+/// Per suit, the cards at or below one of `cards` (toward the suit's lowest card, the
+/// top bit of its byte): a prefix fill in spans of 1, 2 and 4.
+#[inline(always)]
+fn at_or_below(cards: u32) -> u32 {
+    let mut below = cards;
+    below |= (below << 1) & 0xfefe_fefe;
+    below |= (below << 2) & 0xfcfc_fcfc;
+    below | (below << 4) & 0xf0f0_f0f0
+}
+
+/// Bit 7 of each byte of `x` that is not zero.
+#[inline(always)]
+fn nonzero_bytes(x: u32) -> u32 {
+    (((x & 0x7f7f_7f7f) + 0x7f7f_7f7f) | x) & 0x8080_8080
 }
 
 /// A defender on lead in a trump game against a declarer without trumps: the tricks
@@ -482,6 +539,39 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig { cases: 6000, ..ProptestConfig::default() })]
+
+        /// A forced lead into the declarer's top card wins it a trick, against plain
+        /// minimax, on deals of two or three suits, where the defenders' holdings line
+        /// up often enough for the test to apply.
+        #[test]
+        fn forced_leads_hold_the_minimax_value(
+            deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
+            first_suit in 0u32..4,
+            suits in 2u32..4,
+            n in 1usize..=5,
+            leader in 0usize..3,
+            declarer in 0usize..3,
+            strain in 0u32..5,
+            seed: u64,
+        ) {
+            let (trumps, _) = strain_masks(strain);
+            let dealt = (0..suits).fold(0, |m, k| m | suit_mask((first_suit + k) % 4));
+            let cards: Vec<u8> = deck.into_iter().filter(|&c| dealt & (1 << c) != 0).collect();
+            let (hands, _) = position(&cards, n, 0, leader, trumps);
+            let exact = minimax(&mut hands.clone(), leader, declarer, trumps);
+            if leader != declarer && forced_lead_into_top_card(&hands, declarer) {
+                prop_assert!(exact >= 1, "forced lead, but the declarer takes {}", exact);
+            }
+            // It reads the suits' lengths and the declarer's cards against the
+            // defenders' together: a class mate (see tt.rs) gets the same answer, so a
+            // bound resting on it relies on no tail card.
+            let mate = class_mate(hands, declarer, seed);
+            prop_assert_eq!(forced_lead_into_top_card(&mate, declarer), forced_lead_into_top_card(&hands, declarer));
+        }
+    }
+
+    proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
         /// Against a declarer without trumps and void in a side suit, with a defender
@@ -517,6 +607,27 @@ mod tests {
             let mate = class_mate(hands, declarer, seed);
             prop_assert_eq!(bounds(&mate, n as u32, leader, declarer, trumps), (lo, hi));
         }
+    }
+
+    /// A lead forced into the declarer's top card, and one the defenders avoid.
+    #[test]
+    fn forced_leads() {
+        // No trumps, E (1) on lead. The defenders can lead hearts twice at most (E's one,
+        // or W's two with E following once); then one of them must lead a spade, and
+        // the declarer's ace takes it. The quick bounds alone do not see that trick.
+        let hands = [
+            spades("A") | hearts("87"),
+            spades("KQ") | hearts("A"),
+            spades("J") | hearts("KQ"),
+        ];
+        assert!(forced_lead_into_top_card(&hands, 0));
+        assert_eq!(bounds(&hands, 3, 1, 0, 0).0, 0);
+        assert_eq!(minimax(&mut hands.clone(), 1, 0, 0), 1);
+        // With E's hearts against W's spades, E leads hearts to the end: the ace goes as
+        // a discard and the declarer takes nothing.
+        let hearts_to_the_end = [hands[0], hearts("AQJ"), spades("KJT")];
+        assert!(!forced_lead_into_top_card(&hearts_to_the_end, 0));
+        assert_eq!(minimax(&mut hearts_to_the_end.clone(), 1, 0, 0), 0);
     }
 
     /// The run counts: a partner following the suit caps it, a partner without the

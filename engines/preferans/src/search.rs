@@ -304,6 +304,24 @@ impl<'t> Search<'t> {
                 return answer;
             }
         }
+        // Whether the declarer takes one trick more, settled on the cards where the table
+        // has not. In contracts the declarer goes down in by many tricks, half the nodes
+        // proved that it takes the one trick it does (`6C`, E leads, `J8.*AJT8.A*Q97.J7`:
+        // 509 nodes per such search, 64% of all). With this test, nodes per layout on
+        // 87 random trump and no-trump views (seeds 101-105 of `bench preferans
+        // --random`, 20,000 layouts each): 6.7% fewer in sum, 5.6% in geometric mean,
+        // none over 10% more; on all 50,000 layouts of that view 271.2 -> 138.4 (-44% of
+        // the instructions). On the standard problems +0.1-0.2% instructions. Run before
+        // the table's probes, it saved less (`6NT`, W leads, `T8.KT87.KT9.*K*Q7`: 2.1%
+        // of the instructions against 5.4%): the table mostly answers first.
+        if target == 1
+            && !self.misere
+            && leader != self.declarer
+            && quick::forced_lead_into_top_card(&self.hands, self.declarer)
+        {
+            self.rely::<CLASSES>(0);
+            return 1;
+        }
         let max = self.max_side(leader);
         let moves = self.ordered_moves(0, leader, best, [0; 3], unpaired);
         let mut v = if max { 0 } else { n };
