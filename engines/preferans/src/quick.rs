@@ -14,7 +14,8 @@
 //! [`void_suit_run`]).
 //!
 //! One more settles only whether the declarer takes a trick more: the defenders must at
-//! last lead into its top card of a suit (see [`forced_lead_into_top_card`]).
+//! last lead a suit where it holds the top card, or a card behind the defender holding
+//! the higher ones (see [`declarer_wins_a_forced_lead`]).
 
 use super::rules::{seat_after, suit_len, suit_mask, suit_pair_table};
 
@@ -112,42 +113,56 @@ pub(crate) fn bounds(
     (decl, n.saturating_sub(defs))
 }
 
-/// A defender on lead in a trump or no-trump game: whether the defenders must at some
-/// trick lead a suit `s` whose top card the declarer holds, which then wins it.
+/// A defender on lead in a trump or no-trump game: whether the defenders must lead some
+/// suit `s` often enough for the declarer to win one of those tricks.
 ///
 /// While the declarer takes no trick, the defenders lead every trick. The tricks led in
 /// a suit `t` are at most the longer defender holding of `t`: each takes a card of `t`
 /// from its leader, and from the other defender while it holds one; and once one leads
 /// `t` with the other void in it, the other can never lead `t`. These maxima add up to
 /// the tricks left plus what one defender holds beyond the other, suit by suit (both
-/// hold as many cards). When that surplus is below the longer holding of `s`, the leads
-/// in the other suits run out, and some trick is led in `s`.
+/// hold as many cards). So at least the longer holding of `s` less that surplus of
+/// tricks are led in `s`, and at most the shorter holding: both defenders follow suit
+/// in them, and nobody ruffs (a defender parts with a card of `s` otherwise only by
+/// discarding, without trumps, or by ruffing when `s` is trumps, which nothing ruffs).
 ///
-/// Nobody ruffs the first trick led in `s`: both defenders hold `s` now (the surplus
-/// counts the longer holding when the other is void), and a defender parts with a card
-/// of `s` before then only by discarding, without trumps, or by ruffing when `s` is
-/// trumps, which nothing ruffs. The declarer still holds its top card: it plays a card
-/// of `s` only when `s` is led, or as the last card of its hand.
+/// The declarer's card: its highest of `s`, when the defender playing after it (in a
+/// trick the other defender leads) holds nothing above it, and the one playing before
+/// it in every defender's trick holds `k` cards above it. In each trick of `s` the
+/// declarer sees whether one of those `k` fell: if so it plays a lower card, if not its
+/// highest, which wins. So it wins one of the first `k + 1` tricks led in `s`, when that
+/// many are forced and it holds `k + 1` cards of `s`. It discards one of them only
+/// when its hand is all of `s` and another suit is led: the tricks of `s` left are then
+/// fewer than its cards, and still more than the defender's cards above its highest.
+/// With `k` zero, the declarer holds the suit's top card, and one forced lead is enough.
 #[inline(always)]
-pub(crate) fn forced_lead_into_top_card(hands: &[u32; 3], declarer: usize) -> bool {
+pub(crate) fn declarer_wins_a_forced_lead(hands: &[u32; 3], declarer: usize) -> bool {
     let decl = hands[declarer];
-    let (e, w) = (
+    // `before` plays before the declarer in every trick a defender leads.
+    let (after, before) = (
         hands[seat_after(declarer, 1)],
         hands[seat_after(declarer, 2)],
     );
-    let tops = decl & !at_or_below(e | w);
-    if tops == 0 {
+    let beaten = at_or_below(decl);
+    // The suits of the declarer where `after` holds nothing above its highest card.
+    let candidates = nonzero_bytes(decl) & !nonzero_bytes(after & !beaten);
+    if candidates == 0 {
         return false;
     }
-    let (le, lw) = (suit_lengths(e), suit_lengths(w));
-    let surplus = byte_sum(excess(le, lw));
+    let (la, lb) = (suit_lengths(after), suit_lengths(before));
+    let surplus = byte_sum(excess(la, lb));
     if surplus >= 8 {
         return false;
     }
-    let longer = lw + excess(le, lw);
-    // Bit 4 of a byte: the suit's longer holding exceeds the surplus.
-    let exceeds = ((longer | 0x1010_1010) - (surplus + 1) * 0x0101_0101) & 0x1010_1010;
-    exceeds & (nonzero_bytes(tops) >> 3) != 0
+    let longer = lb + excess(la, lb);
+    // Per suit, the tricks of it the declarer needs: `k + 1`.
+    let needed = suit_lengths(before & !beaten) + 0x0101_0101;
+    // Bit 4 of a byte: at least `needed` forced leads of its suit, and as many cards of
+    // it for the declarer. Lengths are at most 8, needs at most 9 and the surplus at
+    // most 7, so each byte stays in 0..=24 and none borrows from the next.
+    let forced = ((longer | 0x1010_1010) - surplus * 0x0101_0101 - needed) & 0x1010_1010;
+    let held = ((suit_lengths(decl) | 0x1010_1010) - needed) & 0x1010_1010;
+    forced & held & (candidates >> 3) != 0
 }
 
 /// Per suit, the cards at or below one of `cards` (toward the suit's lowest card, the
@@ -560,14 +575,14 @@ mod tests {
             let cards: Vec<u8> = deck.into_iter().filter(|&c| dealt & (1 << c) != 0).collect();
             let (hands, _) = position(&cards, n, 0, leader, trumps);
             let exact = minimax(&mut hands.clone(), leader, declarer, trumps);
-            if leader != declarer && forced_lead_into_top_card(&hands, declarer) {
+            if leader != declarer && declarer_wins_a_forced_lead(&hands, declarer) {
                 prop_assert!(exact >= 1, "forced lead, but the declarer takes {}", exact);
             }
             // It reads the suits' lengths and the declarer's cards against the
             // defenders' together: a class mate (see tt.rs) gets the same answer, so a
             // bound resting on it relies on no tail card.
             let mate = class_mate(hands, declarer, seed);
-            prop_assert_eq!(forced_lead_into_top_card(&mate, declarer), forced_lead_into_top_card(&hands, declarer));
+            prop_assert_eq!(declarer_wins_a_forced_lead(&mate, declarer), declarer_wins_a_forced_lead(&hands, declarer));
         }
     }
 
@@ -609,7 +624,8 @@ mod tests {
         }
     }
 
-    /// A lead forced into the declarer's top card, and one the defenders avoid.
+    /// Leads forced into the declarer's top card and into its king behind the ace, and
+    /// leads the defenders avoid.
     #[test]
     fn forced_leads() {
         // No trumps, E (1) on lead. The defenders can lead hearts twice at most (E's one,
@@ -620,14 +636,29 @@ mod tests {
             spades("KQ") | hearts("A"),
             spades("J") | hearts("KQ"),
         ];
-        assert!(forced_lead_into_top_card(&hands, 0));
+        assert!(declarer_wins_a_forced_lead(&hands, 0));
         assert_eq!(bounds(&hands, 3, 1, 0, 0).0, 0);
         assert_eq!(minimax(&mut hands.clone(), 1, 0, 0), 1);
         // With E's hearts against W's spades, E leads hearts to the end: the ace goes as
         // a discard and the declarer takes nothing.
         let hearts_to_the_end = [hands[0], hearts("AQJ"), spades("KJT")];
-        assert!(!forced_lead_into_top_card(&hearts_to_the_end, 0));
+        assert!(!declarer_wins_a_forced_lead(&hearts_to_the_end, 0));
         assert_eq!(minimax(&mut hearts_to_the_end.clone(), 1, 0, 0), 0);
+        // The declarer's king of spades, with W (2), who plays before it in every trick
+        // the defenders lead, holding the ace: two spade leads are forced (each defender
+        // holds two spades and one heart), and the king wins one of them.
+        let king_behind_ace = [
+            spades("K8") | hearts("7"),
+            spades("QJ") | hearts("A"),
+            spades("AT") | hearts("K"),
+        ];
+        assert!(declarer_wins_a_forced_lead(&king_behind_ace, 0));
+        assert_eq!(minimax(&mut king_behind_ace.clone(), 1, 0, 0), 1);
+        // With the ace in E's hand, behind the declarer, W leads spades through it
+        // and the king never wins.
+        let king_before_ace = [king_behind_ace[0], king_behind_ace[2], king_behind_ace[1]];
+        assert!(!declarer_wins_a_forced_lead(&king_before_ace, 0));
+        assert_eq!(minimax(&mut king_before_ace.clone(), 1, 0, 0), 0);
     }
 
     /// The run counts: a partner following the suit caps it, a partner without the

@@ -309,15 +309,18 @@ impl<'t> Search<'t> {
         // proved that it takes the one trick it does (`6C`, E leads, `J8.*AJT8.A*Q97.J7`:
         // 509 nodes per such search, 64% of all). With this test, nodes per layout on
         // 87 random trump and no-trump views (seeds 101-105 of `bench preferans
-        // --random`, 20,000 layouts each): 6.7% fewer in sum, 5.6% in geometric mean,
-        // none over 10% more; on all 50,000 layouts of that view 271.2 -> 138.4 (-44% of
-        // the instructions). On the standard problems +0.1-0.2% instructions. Run before
-        // the table's probes, it saved less (`6NT`, W leads, `T8.KT87.KT9.*K*Q7`: 2.1%
-        // of the instructions against 5.4%): the table mostly answers first.
+        // --random`, 20,000 layouts each): 8.1% fewer in sum, 7.2% in geometric mean,
+        // none over 10% more. On all 50,000 layouts of that view 271.2 -> 138.4 (44% fewer
+        // instructions), of `6H`, W leads, `KQ98.T7.*87.J9*87` 69.8 -> 38.7 (37% fewer),
+        // of `6NT`, W leads, `T8.KT87.KT9.*K*Q7` 414.8 -> 348.3 (12% fewer); the standard
+        // problems +0.1-0.2% instructions. The declarer's top cards alone (no card behind
+        // the defender's higher ones) took 1.5% more nodes on the 87 views. Run before the
+        // table's probes, the test saved less (the no-trump view: 2.1% of the instructions
+        // against 5.4% after them): the table mostly answers first.
         if target == 1
             && !self.misere
             && leader != self.declarer
-            && quick::forced_lead_into_top_card(&self.hands, self.declarer)
+            && quick::declarer_wins_a_forced_lead(&self.hands, self.declarer)
         {
             self.rely::<CLASSES>(0);
             return 1;
