@@ -233,7 +233,13 @@ pub fn solve_layouts_in(
 /// first half takes 819 nodes per layout and the second 537. The coordinator's
 /// leases even out the finish times, but the faster worker then takes over part of
 /// the other half with a cold table, and 2 workers with a table each reach about
-/// 1.6× one (the coordinator's `Problem::lease_pending` has the figures). The order
+/// 1.6× one (the coordinator's `Problem::lease_pending` has the figures). No first
+/// card does much better there: with each of preferansRu7's 20 unknown cards first
+/// (the others in standard order), the halves on tables of their own took 1.09-1.39
+/// times the whole's nodes, and the slower half allows 2 such workers at most 1.65×
+/// one (the king of hearts or of diamonds first: halves of 597 and 624 nodes per
+/// layout against 514 whole; the ace of clubs 1.58×, its halves the least extra but
+/// uneven). The order
 /// alone moves a whole run's nodes by up to a third (preferansRu4: 102.3 per layout
 /// with the aces first and the sevens last, 150.6 in the standard order), but no
 /// fixed order does better in general.
