@@ -172,12 +172,14 @@ impl Problem {
     ///   46: 1.52×, 1.57×, 1.64×;
     /// - workers passing each other, through the coordinator, the table entries their
     ///   solves stored for positions with 6 or more tricks left (29.6 entries a
-    ///   layout, 16 bytes each; an `ImportTableEntries` call on the other worker per
-    ///   512-layout message): in nodes, replaying these leases in one process, the
-    ///   later finish went from 316.0 to 279.3 per layout of the analysis (one worker
-    ///   520.7: 1.65× to 1.86×); but an entry cost about 90 ns to store in the other
-    ///   table, against about 77 ns a node, and in `bench cluster` (3 rounds, one
-    ///   run) 2 workers reached 1.56× one with the entries passed and 1.58× without.
+    ///   layout, 16 bytes each, sent with each 512-layout message and stored in the
+    ///   other worker's table by a call of its own): in nodes, with two solvers in
+    ///   one process taking turns of 512 layouts (the one that runs out taking the
+    ///   back half of the other's rest), the later finish went from 316.0 to 279.3
+    ///   per layout of the analysis (one worker 520.7: 1.65× to 1.86×); but an entry
+    ///   cost about 90 ns to store in the other table, against about 77 ns a node,
+    ///   and in `bench cluster` (3 rounds, one run) 2 workers reached 1.56× one with
+    ///   the entries passed and 1.58× without.
     ///   Fewer entries, each from a costlier search (3 or more tricks left, 32 or more
     ///   nodes: 13.7 a layout), gave 286.4 (1.82× in nodes, before the cost of
     ///   storing them and of the transport); not tried in the cluster.
