@@ -239,10 +239,9 @@ pub fn solve_layouts_in(
 /// times the whole's nodes, and the slower half allows 2 such workers at most 1.65×
 /// one (the king of hearts or of diamonds first: halves of 597 and 624 nodes per
 /// layout against 514 whole; the ace of clubs 1.58×, its halves the least extra but
-/// uneven). The order
-/// alone moves a whole run's nodes by up to a third (preferansRu4: 102.3 per layout
-/// with the aces first and the sevens last, 150.6 in the standard order), but no
-/// fixed order does better in general.
+/// uneven). The order alone moves a whole run's nodes by up to a third
+/// (preferansRu4: 102.3 per layout with the aces first and the sevens last, 150.6 in
+/// the standard order), but no fixed order does better in general.
 /// Against the standard order on all layouts of 54 random trump and no-trump views,
 /// by rank across suits (aces first) took 4.0% more nodes, the standard reversed
 /// 1.1% more, the suits reversed 0.5% more; the best of the four for each view
