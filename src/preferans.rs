@@ -114,19 +114,29 @@ pub fn layout_range(start: u32, end: u32) -> Result<Range<u32>, Invalid> {
     Ok(start..end)
 }
 
-/// Checks a layout order (`layout_order` of SolveLayoutsRequest): empty, or each
-/// unknown card's number once.
-pub fn layout_order(cards: &[u32]) -> Result<LayoutOrder, Invalid> {
-    LayoutOrder::new(cards).map_err(|reason| Invalid::new("layout_order", reason))
+/// Checks a layout order (`layout_order` and `layout_group` of
+/// SolveLayoutsRequest): no cards or each unknown card's number once, and a group
+/// of at most 20 cards.
+pub fn layout_order(cards: &[u32], group: u32) -> Result<LayoutOrder, Invalid> {
+    LayoutOrder::new(cards, group).map_err(|reason| {
+        let field = if group > 20 {
+            "layout_group"
+        } else {
+            "layout_order"
+        };
+        Invalid::new(field, reason)
+    })
 }
 
-/// The wire form of a layout order: empty for the standard one.
-pub fn layout_order_to_proto(order: &LayoutOrder) -> Vec<u32> {
-    if *order == LayoutOrder::STANDARD {
+/// The wire form of a layout order, `(layout_order, layout_group)`: no cards for
+/// the standard numbering.
+pub fn layout_order_to_proto(order: &LayoutOrder) -> (Vec<u32>, u32) {
+    let cards = if order.cards() == LayoutOrder::STANDARD.cards() {
         Vec::new()
     } else {
         order.cards().to_vec()
-    }
+    };
+    (cards, order.group())
 }
 
 /// Wire names of the candidate openings ("" when a defender's unknown card opens).

@@ -3,8 +3,8 @@
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::cards::{Card, Cards};
-use super::contract::Contract;
+use super::cards::{Card, Cards, Suit};
+use super::contract::{Contract, Strain};
 use super::layouts::{LayoutOrder, LAYOUT_COUNT};
 use super::search::RawPosition;
 use super::solver::Solver;
@@ -216,37 +216,53 @@ pub fn solve_layouts_in(
 }
 
 /// The layout order for workers with a table each that split all layouts between
-/// them: the unknown cards whose holders divide the layouts into parts that share
-/// the fewest positions come first. The best are cards alone between two of the
+/// them, in parts whose layouts share few positions.
+///
+/// Its group (see [`LayoutOrder`]) is every unknown card of one suit other than
+/// trumps: the one with the most unknown cards, then with the most of the
+/// declarer's, then the first in suit order. So the halves differ in how many cards
+/// of that suit each defender holds, and a position of one half meets one of the
+/// other only once a defender has discarded from it or it is played out (trumps,
+/// drawn early, were the worst group on preferansRu1 and Ru4 and solvealldeals3).
+///
+/// The other cards are numbered first, those whose holders divide the layouts into
+/// parts that share the fewest positions first: cards alone between two of the
 /// declarer's cards of their suit (or a suit's end), at the top of the suit in
 /// trump and no-trump games, at the bottom in misère; then cards with the fewest
-/// unknown cards beside them; ties in card order. Measured on all layouts, the two
-/// halves each solved with a table of its own against the whole on one table, in
-/// nodes: preferansRu1 1.07 (the ace of hearts first; the standard order, the ace
-/// of spades first: 1.22), Ru5 1.06 (the seven of hearts; 1.21), Ru7 1.09 (the
-/// ace of clubs; 1.31).
+/// unknown cards beside them; ties in card order. That numbering alone was the
+/// split order before groups: measured on all layouts, the two halves each solved
+/// with a table of its own against the whole on one table, in nodes, preferansRu1
+/// 1.07 (the ace of hearts first; the standard order, the ace of spades first:
+/// 1.22), Ru5 1.06 (the seven of hearts; 1.21), Ru7 1.09 (the ace of clubs; 1.31).
+/// But the halves could cost very different amounts (preferansRu7: 819 and 537
+/// nodes per layout), the faster worker then took over part of the other half with a
+/// cold table, and no first card let 2 workers with a table each reach more than
+/// 1.65× one on preferansRu7 (each of its 20 unknown cards tried first).
 ///
-/// It does not pay everywhere. solvealldeals3 splits on the ace of hearts, and
-/// takes more nodes than in the standard order (the king of trumps first), whole
-/// (131.0 nodes per layout against 120.5) and in halves (142.7 against 126.4 per
-/// layout). The halves can also cost very different amounts: on preferansRu7 the
-/// first half takes 819 nodes per layout and the second 537. The coordinator's
-/// leases even out the finish times, but the faster worker then takes over part of
-/// the other half with a cold table, and 2 workers with a table each reach about
-/// 1.6× one (the coordinator's `Problem::lease_pending` has the figures). No first
-/// card does much better there: with each of preferansRu7's 20 unknown cards first
-/// (the others in standard order), the halves on tables of their own took 1.09-1.39
-/// times the whole's nodes, and the slower half allows 2 such workers at most 1.65×
-/// one (the king of hearts or of diamonds first: halves of 597 and 624 nodes per
-/// layout against 514 whole; the ace of clubs 1.58×, its halves the least extra but
-/// uneven). The order alone moves a whole run's nodes by up to a third
-/// (preferansRu4: 102.3 per layout with the aces first and the sevens last, 150.6 in
-/// the standard order), but no fixed order does better in general.
-/// Against the standard order on all layouts of 54 random trump and no-trump views,
-/// by rank across suits (aces first) took 4.0% more nodes, the standard reversed
-/// 1.1% more, the suits reversed 0.5% more; the best of the four for each view
-/// would save 2.3%. On six random misère views the suits reversed took 10% fewer,
-/// but not on the ten's four misère problems (Ru5 +2.5%, Ru6 +3.1%).
+/// Replaying the coordinator's leases (4,096-layout chunks) for 2 workers with a
+/// table each of 128 MB on all layouts, nodes standing for time, against one worker
+/// in the same order (the numbering alone -> with the group):
+/// - preferansRu7 1.58× -> 1.80×, Ru4 1.44× -> 1.90×, Ru3 1.49× -> 1.96×, Ru6
+///   1.74× -> 1.86×, Ru5 1.75× -> 1.77×, solvealldeals1-1 1.78× -> 1.85×,
+///   solvealldeals1-2 1.91× -> 1.92×, solvealldeals2 1.85× -> 2.01×; lower on solvealldeals3 (1.73× -> 1.62×, but
+///   its one worker took 14% fewer nodes and 2 workers 8% fewer) and Ru1 (2.14×
+///   -> 1.96×, 2 workers 5% more nodes);
+/// - the ten's later finishes together 835.5 -> 769.9 nodes per layout (-7.9%),
+///   one worker 1,414.0 -> 1,399.6;
+/// - 26 random views (random hands, talons, contracts and leaders): the later
+///   finishes together 3,526.6 -> 3,150.6 nodes per layout (-10.7%; fewer on 22
+///   views, at most 13% more on the other 4), one worker 5,966.0 -> 5,819.8 (-2.5%;
+///   over 5% more on 7 views); 2 workers against one higher on 25 views, the
+///   median 1.74× -> 1.87×, the least 1.42× -> 1.65×, 20 views below 1.8× -> 4.
+///
+/// The order alone moves a whole run's nodes by up to a third (preferansRu4: 102.3
+/// per layout with the aces first and the sevens last, 150.6 in the standard order),
+/// but no fixed order does better in general. Against the standard order on all
+/// layouts of 54 random trump and no-trump views, by rank across suits (aces first)
+/// took 4.0% more nodes, the standard reversed 1.1% more, the suits reversed 0.5%
+/// more; the best of the four for each view would save 2.3%. On six random misère
+/// views the suits reversed took 10% fewer, but not on the ten's four misère
+/// problems (Ru5 +2.5%, Ru6 +3.1%).
 pub fn split_order(view: &DeclarerView) -> LayoutOrder {
     let unknown = view.unknown_cards();
     let unknown_set = unknown.iter().fold(Cards::EMPTY, |set, &c| set.with(c));
@@ -279,7 +295,24 @@ pub fn split_order(view: &DeclarerView) -> LayoutOrder {
     let mut cards: Vec<u32> = (0..unknown.len() as u32).collect();
     // A stable sort: ties stay in card order.
     cards.sort_by_key(|&i| key(unknown[i as usize]));
-    LayoutOrder::new(&cards).expect("a permutation of the unknown cards")
+    // The group: the suit other than trumps with the most unknown cards, then with the
+    // most of the declarer's; its cards go last, in the order above.
+    let trumps = match view.contract().strain {
+        Strain::Trump(suit) => Some(suit),
+        _ => None,
+    };
+    let group_suit = Suit::ALL
+        .into_iter()
+        .filter(|&suit| Some(suit) != trumps)
+        .rev()
+        .max_by_key(|&suit| {
+            let held = |set: Cards| set.suit(suit).len();
+            (held(unknown_set), held(declarer))
+        })
+        .expect("three suits at least");
+    cards.sort_by_key(|&i| unknown[i as usize].suit() == group_suit);
+    let group = unknown_set.suit(group_suit).len() as u32;
+    LayoutOrder::new(&cards, group).expect("a permutation of the unknown cards")
 }
 
 /// Layouts a thread takes at a time. Neighbouring layouts share many positions, so

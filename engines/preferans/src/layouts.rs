@@ -27,26 +27,22 @@ const _: () = assert!(BINOMIAL[20][10] == LAYOUT_COUNT);
 /// The index set of layout `k` as a bitmask over the 20 unknown-card indices
 /// (bit i set: unknown card i goes to the subset seat), or None when `k >= LAYOUT_COUNT`.
 pub fn layout_subset(k: u32) -> Option<u32> {
-    unrank(k).map(|c| c.mask())
+    Cursor::at(0, k).map(|c| c.mask())
 }
 
 /// The layouts of `range` in order, as `(index, subset mask)`; computed by successor
 /// steps, not by unranking each index.
 pub fn layouts(range: std::ops::Range<u32>) -> LayoutIter {
-    let end = range.end.min(LAYOUT_COUNT);
-    LayoutIter {
-        next: range.start,
-        end,
-        combo: unrank(range.start),
-    }
+    LayoutOrder::STANDARD.layouts(range)
 }
 
-/// Iterator returned by [`layouts`].
+/// Iterator returned by [`layouts`] and [`LayoutOrder::layouts`].
 #[derive(Debug, Clone)]
 pub struct LayoutIter {
+    order: LayoutOrder,
     next: u32,
     end: u32,
-    combo: Option<Combination>,
+    cursor: Option<Cursor>,
 }
 
 impl Iterator for LayoutIter {
@@ -56,25 +52,36 @@ impl Iterator for LayoutIter {
         if self.next >= self.end {
             return None;
         }
-        let combo = self.combo.as_mut()?;
-        let item = (self.next, combo.mask());
+        let cursor = self.cursor.as_mut()?;
+        let item = (self.next, self.order.standard_mask(cursor.mask()));
         self.next += 1;
         if self.next < self.end {
-            combo.advance();
+            cursor.advance();
         }
         Some(item)
     }
 }
 
-/// An order of the layouts: the 20 unknown cards numbered in another order, the
-/// layouts listed as in the standard order over that numbering. Its first half are
-/// the layouts where the subset seat holds the card numbered first, its quarters
-/// split those on the second card, and so on: workers with a table each that take
-/// one part each split on those cards (see [`crate::split_order`]).
+/// An order of the layouts: the 20 unknown cards numbered in another order, and the
+/// last few of that numbering possibly set apart as a group.
+///
+/// Without a group, the layouts are listed as in the standard order over the new
+/// numbering: the first half are those where the subset seat holds the card numbered
+/// first, the quarters split those on the second card, and so on. With a group of `m`
+/// cards, the layouts where the subset seat holds fewer of the group come first, and
+/// those where it holds as many are listed as in the standard order over the
+/// numbering (by which of the other cards it holds, then by which of the group). A
+/// count `k` and `m - k` cover as many layouts, so the first half are those where the
+/// subset seat holds fewer than half of the group and, when `m` is even, the half of
+/// those holding exactly half where it also holds the card numbered first. Workers
+/// with a table each that take one part each split on the group's count or on those
+/// cards (see [`crate::split_order`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutOrder {
     /// `cards[j]`: the standard number of the card numbered `j`.
     cards: [u8; UNKNOWN],
+    /// The group: the last `group` cards of the numbering.
+    group: u8,
 }
 
 impl Default for LayoutOrder {
@@ -92,15 +99,23 @@ impl LayoutOrder {
             cards[j] = j as u8;
             j += 1;
         }
-        LayoutOrder { cards }
+        LayoutOrder { cards, group: 0 }
     };
 
     /// The order numbering the unknown cards `cards[0]`, `cards[1]`, ... (standard
-    /// numbers); empty is the standard order. Else `cards` must hold each of 0..20
-    /// once: the error says what is wrong.
-    pub fn new(cards: &[u32]) -> Result<LayoutOrder, String> {
+    /// numbers), its last `group` cards a group; empty is the standard numbering.
+    /// Else `cards` must hold each of 0..20 once, and `group` be at most 20: the
+    /// error says what is wrong.
+    pub fn new(cards: &[u32], group: u32) -> Result<LayoutOrder, String> {
+        let mut order = LayoutOrder::STANDARD;
+        if group > UNKNOWN as u32 {
+            return Err(format!(
+                "a group of {group} cards: there are 20 unknown cards"
+            ));
+        }
+        order.group = group as u8;
         if cards.is_empty() {
-            return Ok(LayoutOrder::STANDARD);
+            return Ok(order);
         }
         if cards.len() != UNKNOWN {
             return Err(format!(
@@ -108,9 +123,8 @@ impl LayoutOrder {
                 cards.len()
             ));
         }
-        let mut order = [0u8; UNKNOWN];
         let mut seen = 0u32;
-        for (slot, &card) in order.iter_mut().zip(cards) {
+        for (slot, &card) in order.cards.iter_mut().zip(cards) {
             if card >= UNKNOWN as u32 {
                 return Err(format!("card number {card}: the unknown cards are 0..19"));
             }
@@ -120,12 +134,17 @@ impl LayoutOrder {
             seen |= 1 << card;
             *slot = card as u8;
         }
-        Ok(LayoutOrder { cards: order })
+        Ok(order)
     }
 
     /// The standard numbers of the cards in this order's numbering.
     pub fn cards(&self) -> [u32; UNKNOWN] {
         self.cards.map(u32::from)
+    }
+
+    /// How many cards, the last of the numbering, form the group (0: none).
+    pub fn group(&self) -> u32 {
+        u32::from(self.group)
     }
 
     /// The standard subset mask of a subset mask in this order's numbering.
@@ -140,57 +159,125 @@ impl LayoutOrder {
     }
 
     /// The layouts at positions `range` of this order, as `(position, standard
-    /// subset mask)`.
-    pub fn layouts(self, range: std::ops::Range<u32>) -> impl Iterator<Item = (u32, u32)> {
-        layouts(range).map(move |(position, mask)| (position, self.standard_mask(mask)))
+    /// subset mask)`; computed by successor steps, not by unranking each position.
+    pub fn layouts(self, range: std::ops::Range<u32>) -> LayoutIter {
+        LayoutIter {
+            order: self,
+            next: range.start,
+            end: range.end.min(LAYOUT_COUNT),
+            cursor: Cursor::at(self.group, range.start),
+        }
     }
 }
 
-/// A sorted 10-subset of 0..20.
+/// A position of a [`LayoutOrder`] with a group of `group` cards, as the subset
+/// seat's cards among the others (numbers `0..20 - group`) and of the group.
 #[derive(Debug, Clone, Copy)]
-struct Combination([u8; PICK]);
+struct Cursor {
+    group: u8,
+    others: Combination,
+    in_group: Combination,
+}
+
+impl Cursor {
+    /// Position `position`, or None past the last.
+    fn at(group: u8, mut position: u32) -> Option<Cursor> {
+        let m = usize::from(group);
+        for held in 0..=m.min(PICK) {
+            let (others, in_group) = (BINOMIAL[UNKNOWN - m][PICK - held], BINOMIAL[m][held]);
+            let count = others * in_group;
+            if position < count {
+                return Some(Cursor {
+                    group,
+                    others: Combination::unrank(UNKNOWN - m, PICK - held, position / in_group),
+                    in_group: Combination::unrank(m, held, position % in_group),
+                });
+            }
+            position -= count;
+        }
+        None
+    }
+
+    /// The subset, over the order's numbering.
+    fn mask(&self) -> u32 {
+        self.others.mask() | self.in_group.mask() << (UNKNOWN - usize::from(self.group))
+    }
+
+    /// The next position (after the last, some position: callers stop at the end).
+    fn advance(&mut self) {
+        if self.in_group.advance() || self.others.advance() {
+            return;
+        }
+        let (m, held) = (usize::from(self.group), usize::from(self.in_group.k) + 1);
+        if held <= m.min(PICK) {
+            self.others = Combination::first(UNKNOWN - m, PICK - held);
+            self.in_group = Combination::first(m, held);
+        }
+    }
+}
+
+/// A sorted `k`-subset of `0..n` (`k <= 10`, `n <= 20`).
+#[derive(Debug, Clone, Copy)]
+struct Combination {
+    n: u8,
+    k: u8,
+    a: [u8; PICK],
+}
 
 impl Combination {
-    fn mask(&self) -> u32 {
-        self.0.iter().fold(0, |m, &i| m | 1 << i)
-    }
-
-    /// Next subset in lexicographic order (no-op after the last).
-    fn advance(&mut self) {
-        let a = &mut self.0;
-        let Some(i) = (0..PICK)
-            .rev()
-            .find(|&i| (a[i] as usize) < UNKNOWN - PICK + i)
-        else {
-            return;
-        };
-        a[i] += 1;
-        for j in i + 1..PICK {
-            a[j] = a[j - 1] + 1;
+    /// The first in lexicographic order: `{0..k}`.
+    fn first(n: usize, k: usize) -> Combination {
+        let mut a = [0u8; PICK];
+        for (i, slot) in a.iter_mut().enumerate().take(k) {
+            *slot = i as u8;
+        }
+        Combination {
+            n: n as u8,
+            k: k as u8,
+            a,
         }
     }
-}
 
-fn unrank(mut k: u32) -> Option<Combination> {
-    if k >= LAYOUT_COUNT {
-        return None;
-    }
-    let mut a = [0u8; PICK];
-    let mut x = 0usize;
-    for (i, slot) in a.iter_mut().enumerate() {
-        loop {
-            // Subsets whose i-th element is x: choose the remaining ones from above x.
-            let count = BINOMIAL[UNKNOWN - 1 - x][PICK - 1 - i];
-            if k < count {
-                break;
+    /// The `r`-th in lexicographic order (`r < C(n, k)`).
+    fn unrank(n: usize, k: usize, mut r: u32) -> Combination {
+        let mut c = Combination::first(n, k);
+        let mut x = 0usize;
+        for i in 0..k {
+            loop {
+                // Subsets whose i-th element is x: the rest chosen from above x.
+                let count = BINOMIAL[n - 1 - x][k - 1 - i];
+                if r < count {
+                    break;
+                }
+                r -= count;
+                x += 1;
             }
-            k -= count;
+            c.a[i] = x as u8;
             x += 1;
         }
-        *slot = x as u8;
-        x += 1;
+        c
     }
-    Some(Combination(a))
+
+    fn mask(&self) -> u32 {
+        self.a[..usize::from(self.k)]
+            .iter()
+            .fold(0, |m, &i| m | 1 << i)
+    }
+
+    /// The next in lexicographic order; after the last, the first again and false.
+    fn advance(&mut self) -> bool {
+        let (n, k) = (usize::from(self.n), usize::from(self.k));
+        let a = &mut self.a;
+        let Some(i) = (0..k).rev().find(|&i| usize::from(a[i]) < n - k + i) else {
+            *self = Combination::first(n, k);
+            return false;
+        };
+        a[i] += 1;
+        for j in i + 1..k {
+            a[j] = a[j - 1] + 1;
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -213,7 +300,7 @@ mod tests {
         let reversed: Vec<u32> = (0..20).rev().collect();
         let shuffled: Vec<u32> = (0..20).map(|j| (j * 7 + 3) % 20).collect();
         for cards in [reversed, shuffled] {
-            let order = LayoutOrder::new(&cards).unwrap();
+            let order = LayoutOrder::new(&cards, 0).unwrap();
             let listed: Vec<u32> = order.layouts(0..LAYOUT_COUNT).map(|(_, m)| m).collect();
             assert_eq!(listed.len(), LAYOUT_COUNT as usize);
             assert_eq!(listed.iter().copied().collect::<HashSet<_>>(), all);
@@ -229,16 +316,97 @@ mod tests {
         }
     }
 
+    /// Per subset seat's cards (standard mask): the same over `cards`' numbering.
+    fn numbered(cards: &[u32], standard: u32) -> u32 {
+        (0..20)
+            .filter(|&j| standard & 1 << cards[j] != 0)
+            .fold(0, |m, j| m | 1 << j)
+    }
+
+    /// A grouped order's listing found by sorting every layout (a separate oracle):
+    /// by how many of the group the subset seat holds, then by its cards' numbers in
+    /// ascending order, compared as sequences.
+    fn sorted_listing(cards: &[u32], group: u32) -> Vec<u32> {
+        let group_bits = ((1u32 << group) - 1) << (20 - group);
+        let mut keyed: Vec<(u32, Vec<u32>, u32)> = layouts(0..LAYOUT_COUNT)
+            .map(|(_, standard)| {
+                let mask = numbered(cards, standard);
+                let numbers = (0..20).filter(|&j| mask & 1 << j != 0).collect();
+                ((mask & group_bits).count_ones(), numbers, standard)
+            })
+            .collect();
+        keyed.sort();
+        keyed.into_iter().map(|(_, _, standard)| standard).collect()
+    }
+
+    #[test]
+    fn grouped_orders_list_by_the_groups_count_then_by_the_numbering() {
+        let shuffled: Vec<u32> = (0..20).map(|j| (j * 7 + 3) % 20).collect();
+        let standard: Vec<u32> = (0..20).collect();
+        for (cards, group) in [
+            (&shuffled, 5),
+            (&shuffled, 6),
+            (&standard, 4),
+            (&standard, 20),
+        ] {
+            let order = LayoutOrder::new(cards, group).unwrap();
+            let listed: Vec<u32> = order.layouts(0..LAYOUT_COUNT).map(|(_, m)| m).collect();
+            assert_eq!(listed, sorted_listing(cards, group), "group {group}");
+            // Any range starts where the whole listing has it.
+            for start in [
+                0,
+                1,
+                3003,
+                28_027,
+                92_377,
+                92_378,
+                150_000,
+                LAYOUT_COUNT - 1,
+            ] {
+                let part: Vec<u32> = order
+                    .layouts(start..(start + 5000).min(LAYOUT_COUNT))
+                    .map(|(_, m)| m)
+                    .collect();
+                assert_eq!(part, listed[start as usize..start as usize + part.len()]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_grouped_orders_halves_split_on_the_groups_count() {
+        let shuffled: Vec<u32> = (0..20).map(|j| (j * 7 + 3) % 20).collect();
+        let half = LAYOUT_COUNT as usize / 2;
+        for group in [3, 5, 4, 6] {
+            let order = LayoutOrder::new(&shuffled, group).unwrap();
+            let group_bits = ((1u32 << group) - 1) << (20 - group);
+            let first = 1 << shuffled[0];
+            // Whether a layout belongs in the first half.
+            let in_first_half = |standard: u32| {
+                let held = (numbered(&shuffled, standard) & group_bits).count_ones();
+                2 * held < group || 2 * held == group && standard & first != 0
+            };
+            let listed: Vec<u32> = order.layouts(0..LAYOUT_COUNT).map(|(_, m)| m).collect();
+            assert!(
+                listed[..half].iter().all(|&m| in_first_half(m)),
+                "group {group}"
+            );
+            assert!(
+                listed[half..].iter().all(|&m| !in_first_half(m)),
+                "group {group}"
+            );
+        }
+    }
+
     #[test]
     fn orders_renumber_the_cards() {
         let cards: Vec<u32> = [5, 0, 1, 2, 3, 4].into_iter().chain(6..20).collect();
-        let order = LayoutOrder::new(&cards).unwrap();
+        let order = LayoutOrder::new(&cards, 0).unwrap();
         for (position, &standard) in cards.iter().enumerate() {
             assert_eq!(order.standard_mask(1 << position), 1 << standard);
         }
         assert_eq!(order.cards().to_vec(), cards);
         assert_eq!(LayoutOrder::STANDARD.standard_mask(0xabcde), 0xabcde);
-        assert_eq!(LayoutOrder::new(&[]), Ok(LayoutOrder::STANDARD));
+        assert_eq!(LayoutOrder::new(&[], 0), Ok(LayoutOrder::STANDARD));
     }
 
     #[test]
@@ -252,9 +420,11 @@ mod tests {
             (past, "card number 20"),
             ((0..19).collect(), "19 card numbers"),
         ] {
-            let error = LayoutOrder::new(&cards).unwrap_err();
+            let error = LayoutOrder::new(&cards, 0).unwrap_err();
             assert!(error.contains(why), "{error}");
         }
+        let error = LayoutOrder::new(&[], 21).unwrap_err();
+        assert!(error.contains("a group of 21 cards"), "{error}");
     }
 
     #[test]

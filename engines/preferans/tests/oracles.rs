@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use common::{foe_oracles, oracles, strain_code};
 use deckhand_preferans::{
     layouts, solve_all_foe_with, solve_layouts, solve_layouts_in, split_order, standard_problems,
-    Analysis, BySeat, Cards, LayoutOrder, Position, Seat, Solver, LAYOUT_COUNT,
+    Analysis, BySeat, Cards, LayoutOrder, Position, Seat, Solver, Suit, LAYOUT_COUNT,
 };
 
 #[test]
@@ -264,21 +264,28 @@ fn split_order_solves_the_standard_layouts() {
     }
 }
 
-/// The card a split order starts with, on three standard problems (see
-/// `split_order` for what each split measured).
+/// What a split order groups and starts with, on four standard problems (see
+/// `split_order` for what each split measured): the group is every unknown card of
+/// one suit other than trumps, the most numerous (then the declarer's longest);
+/// the other cards start with one alone between two of the declarer's cards.
 #[test]
-fn split_order_starts_with_a_card_alone_in_its_run() {
-    for (name, card) in [
-        ("preferansRu1", "HA"),
-        ("preferansRu5", "H7"),
-        ("preferansRu7", "CA"),
+fn split_order_groups_a_suit_and_starts_with_a_card_alone_in_its_run() {
+    for (name, suit, first) in [
+        ("preferansRu1", Suit::Hearts, "CA"),
+        ("preferansRu4", Suit::Clubs, "SA"),
+        ("preferansRu5", Suit::Hearts, "C7"),
+        ("preferansRu7", Suit::Hearts, "CA"),
     ] {
         let problem = standard_problems()
             .into_iter()
             .find(|p| p.name == name)
             .unwrap();
         let order = split_order(&problem.view);
-        let first = problem.view.unknown_cards()[order.cards()[0] as usize];
-        assert_eq!(first.to_string(), card, "{name}");
+        let unknown = problem.view.unknown_cards();
+        let card = |j: u32| unknown[order.cards()[j as usize] as usize];
+        let in_suit = unknown.iter().filter(|c| c.suit() == suit).count() as u32;
+        assert_eq!(order.group(), in_suit, "{name}");
+        assert!((20 - in_suit..20).all(|j| card(j).suit() == suit), "{name}");
+        assert_eq!(card(0).to_string(), first, "{name}");
     }
 }

@@ -234,7 +234,7 @@ pub fn prepare(
     problem: &pb::Problem,
     chunk_size: u32,
     complete: &[u32],
-    stored_order: Option<&[u32]>,
+    stored_order: Option<&StoredOrder>,
 ) -> Result<(pb::Problem, Problem), Invalid> {
     if problem.name.len() > MAX_NAME_BYTES {
         return Err(Invalid::new(
@@ -255,7 +255,7 @@ pub fn prepare(
         ..problem.clone()
     };
     let order = match stored_order {
-        Some(cards) => layout_order(cards)?,
+        Some(stored) => layout_order(&stored.cards, stored.group)?,
         None => new_problem_order(&view, &range),
     };
     let openings = opening_names(&view);
@@ -429,8 +429,9 @@ impl Jobs {
                 let order = record
                     .layout_orders
                     .get(i as usize)
-                    .map_or(&[][..], |o| &o.cards);
-                match prepare(i, p, record.chunk_size, &complete, Some(order)) {
+                    .cloned()
+                    .unwrap_or_default();
+                match prepare(i, p, record.chunk_size, &complete, Some(&order)) {
                     Ok((_, problem)) => {
                         total += problem.range.len() as u64;
                         if record.results.contains_key(&i) {
@@ -596,8 +597,9 @@ impl Jobs {
         let record = JobRecord {
             layout_orders: checked
                 .iter()
-                .map(|p| StoredOrder {
-                    cards: layout_order_to_proto(&p.order),
+                .map(|p| {
+                    let (cards, group) = layout_order_to_proto(&p.order);
+                    StoredOrder { cards, group }
                 })
                 .collect(),
             problems: normalized,
@@ -845,16 +847,17 @@ mod tests {
             order(&problem(0, LAYOUT_COUNT - 1), None).unwrap(),
             LayoutOrder::STANDARD
         );
-        assert_eq!(
-            order(&problem(0, 0), Some(&[])).unwrap(),
-            LayoutOrder::STANDARD
-        );
+        let stored = |cards: Vec<u32>, group| {
+            let stored = StoredOrder { cards, group };
+            prepare(0, &problem(0, 0), 4096, &[], Some(&stored)).map(|(_, p)| p.order)
+        };
+        assert_eq!(stored(Vec::new(), 0).unwrap(), LayoutOrder::STANDARD);
         let reversed: Vec<u32> = (0..20).rev().collect();
         assert_eq!(
-            order(&problem(0, 0), Some(&reversed)).unwrap(),
-            LayoutOrder::new(&reversed).unwrap()
+            stored(reversed.clone(), 5).unwrap(),
+            LayoutOrder::new(&reversed, 5).unwrap()
         );
-        let invalid = order(&problem(0, 0), Some(&[3; 20])).unwrap_err();
-        assert_eq!(invalid.field, "layout_order");
+        assert_eq!(stored(vec![3; 20], 0).unwrap_err().field, "layout_order");
+        assert_eq!(stored(reversed, 21).unwrap_err().field, "layout_group");
     }
 }

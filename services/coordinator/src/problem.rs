@@ -159,12 +159,14 @@ impl Problem {
     /// use stay in the cache they share.)
     ///
     /// Workers with a table each keep runs of their own. Replaying these leases for 2
-    /// such workers on all layouts in the split order, with nodes standing for time,
-    /// gives 1.63× one worker on preferansRu7 (`bench cluster` measured 1.60×), 1.78×
-    /// on preferansRu1, 1.77× on solvealldeals3 and 2.01× on preferansRu4. preferansRu7
-    /// stays lower because its split halves cost 819 and 537 nodes per layout on tables
-    /// of their own, so the faster worker takes over the middle of the other's run
-    /// cold. Measured on preferansRu7 and not kept:
+    /// such workers on all layouts, with nodes standing for time, in the split order
+    /// as it was before its group of one suit's cards (see `split_order`), gave 1.63×
+    /// one worker on preferansRu7 (`bench cluster` measured 1.60×), 1.78× on
+    /// preferansRu1, 1.77× on solvealldeals3 and 2.01× on preferansRu4. preferansRu7
+    /// stayed lower because its split halves cost 819 and 537 nodes per layout on
+    /// tables of their own, so the faster worker took over the middle of the other's
+    /// run cold. The group brought preferansRu7 to 1.80× in that replay. Measured on
+    /// preferansRu7 in the order before the group, and not kept:
     /// - alternate chunks on tables of their own: 861 nodes per layout, against 678
     ///   for the halves and 621 for one worker;
     /// - the second worker starting at the last chunk and going backwards: 1.61×;

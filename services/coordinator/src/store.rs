@@ -61,11 +61,14 @@ pub struct JobRecord {
     pub layout_orders: Vec<StoredOrder>,
 }
 
-/// A problem's layout order as `SolveLayoutsRequest.layout_order` carries it.
+/// A problem's layout order as `SolveLayoutsRequest.layout_order` and
+/// `layout_group` carry it (records from before groups: none).
 #[derive(Clone, PartialEq, Message)]
 pub struct StoredOrder {
     #[prost(uint32, repeated, tag = "1")]
     pub cards: Vec<u32>,
+    #[prost(uint32, tag = "2")]
+    pub group: u32,
 }
 
 /// The jobs database.

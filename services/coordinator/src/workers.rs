@@ -636,14 +636,15 @@ async fn run_lease(
     let scheduler = &registry.scheduler;
     let (job, problem) = (&lease.job, &lease.problem);
     let range = problem.chunk_range(lease.chunk);
+    let (layout_order, layout_group) = layout_order_to_proto(&problem.order);
     let request = pb::SolveLayoutsRequest {
         view: Some(deckhand::preferans::view_to_proto(&problem.view)),
         start: range.start,
         end: range.end,
         chunk_size: scheduler.config.message_size,
-        layout_order: layout_order_to_proto(&problem.order),
+        layout_order: layout_order.clone(),
+        layout_group,
     };
-    let request_order = request.layout_order.clone();
     // The job id travels as metadata so the worker's logs name the job too.
     let mut request = tonic::Request::new(request);
     request.metadata_mut().insert(JOB_ID_HEADER, job.id.into());
@@ -679,11 +680,12 @@ async fn run_lease(
             }
             Ok(Ok(Some(message))) => message,
         };
-        if message.layout_order != request_order {
-            // A worker from before layout orders answers in the standard order.
+        if (&message.layout_order, message.layout_group) != (&layout_order, layout_group) {
+            // A worker from before layout orders (or groups) answers in another order.
             return Err(Status::failed_precondition(format!(
-                "worker answered in layout order {:?}, asked for {request_order:?}",
-                message.layout_order
+                "worker answered in layout order {:?} with a group of {}, asked for \
+                 {layout_order:?} with a group of {layout_group}",
+                message.layout_order, message.layout_group
             )));
         }
         let recorded = problem

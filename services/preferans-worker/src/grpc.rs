@@ -147,8 +147,8 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         let request = request.into_inner();
         let view = Arc::new(view_from_proto(request.view.as_ref())?);
         let range = layout_range(request.start, request.end)?;
-        let order = layout_order(&request.layout_order)?;
-        tracing::info!(job_id, start = range.start, end = range.end, layout_order = ?request.layout_order, strain = %view.contract().strain, "solving layouts");
+        let order = layout_order(&request.layout_order, request.layout_group)?;
+        tracing::info!(job_id, start = range.start, end = range.end, layout_order = ?request.layout_order, layout_group = request.layout_group, strain = %view.contract().strain, "solving layouts");
         let openings = Arc::new(opening_names(&view));
         // A message holds a byte per layout and opening; it must fit the
         // message limit (the openings' names and framing take well under 1 KiB).

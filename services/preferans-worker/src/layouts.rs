@@ -116,12 +116,14 @@ fn solve_chunks(solver: &mut Solver, work: Work<'_>, next: &AtomicU32, out: Outp
         if count < end - start {
             return solved; // cancelled mid-chunk
         }
+        let (layout_order, layout_group) = layout_order_to_proto(&order);
         let message = pb::SolveLayoutsResponse {
             start,
             count,
             openings: openings.to_vec(),
             tricks,
-            layout_order: layout_order_to_proto(&order),
+            layout_order,
+            layout_group,
         };
         if !out.send(Ok(message)) {
             return solved;

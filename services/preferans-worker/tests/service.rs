@@ -122,6 +122,7 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
         end: 1700,
         chunk_size: 64,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let mut got = vec![None; 700];
@@ -156,6 +157,7 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
         end: 10,
         chunk_size: 0,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let m = stream.message().await.unwrap().unwrap();
@@ -164,28 +166,31 @@ async fn solve_layouts_streams_exactly_the_engine_results() {
     server.shutdown().await.unwrap();
 }
 
-/// Positions of another layout order: the engine's results for that order, the
-/// order echoed in every message; an order that is not a permutation is refused.
+/// Positions of another layout order, with a group: the engine's results for that
+/// order, the order echoed in every message; an order that is not a permutation, or
+/// a group of more than the 20 unknown cards, is refused.
 #[tokio::test]
 async fn solve_layouts_in_another_order() {
     let (server, mut client) = start(2).await;
     let notation = "#A*8*7.AKT.KJ.A987";
-    let request = |layout_order| pb::SolveLayoutsRequest {
+    let request = |layout_order, layout_group| pb::SolveLayoutsRequest {
         view: Some(view(notation, "6C", pb::Seat::N)),
+        // Across the middle, where the group's count changes.
         start: 92_300,
         end: 92_450,
         chunk_size: 32,
         layout_order,
+        layout_group,
     };
     let cards: Vec<u32> = (0..20).map(|j| (j * 7 + 9) % 20).collect();
     let mut stream = client
-        .solve_layouts(request(cards.clone()))
+        .solve_layouts(request(cards.clone(), 5))
         .await
         .unwrap()
         .into_inner();
     let mut got = vec![None; 150];
     while let Some(m) = stream.message().await.unwrap() {
-        assert_eq!(m.layout_order, cards);
+        assert_eq!((&m.layout_order, m.layout_group), (&cards, 5));
         for (i, t) in m.tricks.iter().enumerate() {
             got[(m.start - 92_300) as usize + i] = Some(*t);
         }
@@ -197,7 +202,7 @@ async fn solve_layouts_in_another_order() {
         Seat::N,
     )
     .unwrap();
-    let order = LayoutOrder::new(&cards).unwrap();
+    let order = LayoutOrder::new(&cards, 5).unwrap();
     let mut expected = Vec::new();
     solve_layouts_in(
         &mut Solver::new(4 << 20),
@@ -213,8 +218,10 @@ async fn solve_layouts_in_another_order() {
     assert_eq!(got, expected);
     let mut twice = cards.clone();
     twice[0] = twice[1];
-    let r = client.solve_layouts(request(twice)).await;
+    let r = client.solve_layouts(request(twice, 5)).await;
     assert_invalid(r, &["layout_order", "twice"]);
+    let r = client.solve_layouts(request(cards, 21)).await;
+    assert_invalid(r, &["layout_group", "21"]);
     server.shutdown().await.unwrap();
 }
 
@@ -238,6 +245,7 @@ async fn status_reports_trumps_and_layouts_per_thread() {
         end: 300,
         chunk_size: 50,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     while stream.message().await.unwrap().is_some() {}
@@ -266,6 +274,7 @@ async fn a_cancelled_stream_stops_the_search() {
         end: 184_756,
         chunk_size: 16,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
@@ -355,6 +364,7 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
         end,
         chunk_size: 0,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let r = client
         .solve_layouts(layouts(
@@ -391,6 +401,7 @@ async fn bad_input_is_invalid_argument_naming_the_problem() {
             end: 10,
             chunk_size: 0,
             layout_order: Vec::new(),
+            layout_group: 0,
         })
         .await;
     assert_invalid(r, &["view", "missing"]);
@@ -414,6 +425,7 @@ async fn answers_fit_the_message_limit_and_card_lists_are_bounded() {
         end: 3000,
         chunk_size: 184_756,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     let mut layouts = 0;
@@ -458,6 +470,7 @@ async fn a_client_that_stops_reading_loses_its_solve() {
         end: 184_756,
         chunk_size: 4096,
         layout_order: Vec::new(),
+        layout_group: 0,
     };
     let mut stream = client.solve_layouts(request).await.unwrap().into_inner();
     stream.message().await.unwrap().unwrap();
