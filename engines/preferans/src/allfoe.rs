@@ -247,9 +247,9 @@ pub fn solve_layouts_in(
 /// in the same order (the numbering alone -> with the group):
 /// - preferansRu7 1.58× -> 1.80×, Ru4 1.44× -> 1.90×, Ru3 1.49× -> 1.96×, Ru6
 ///   1.74× -> 1.86×, Ru5 1.75× -> 1.77×, solvealldeals1-1 1.78× -> 1.85×,
-///   solvealldeals1-2 1.91× -> 1.92×, solvealldeals2 1.85× -> 2.01×; lower on solvealldeals3 (1.73× -> 1.62×, but
-///   its one worker took 14% fewer nodes and 2 workers 8% fewer) and Ru1 (2.14×
-///   -> 1.96×, 2 workers 5% more nodes);
+///   solvealldeals1-2 1.91× -> 1.92×, solvealldeals2 1.85× -> 2.01×; lower on
+///   solvealldeals3 (1.73× -> 1.62×, but its one worker took 14% fewer nodes and 2
+///   workers 8% fewer) and Ru1 (2.14× -> 1.96×, 2 workers 5% more nodes);
 /// - the ten's later finishes together 835.5 -> 769.9 nodes per layout (-7.9%),
 ///   one worker 1,414.0 -> 1,399.6;
 /// - 26 random views (random hands, talons, contracts and leaders): the later
