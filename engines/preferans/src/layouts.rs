@@ -170,11 +170,11 @@ impl LayoutOrder {
     }
 }
 
-/// A position of a [`LayoutOrder`] with a group of `group` cards, as the subset
-/// seat's cards among the others (numbers `0..20 - group`) and of the group.
+/// A position of a [`LayoutOrder`] with a group of `m` cards, as the subset seat's
+/// cards among the others (numbers `0..20 - m`) and of the group (`in_group.n` is
+/// `m`).
 #[derive(Debug, Clone, Copy)]
 struct Cursor {
-    group: u8,
     others: Combination,
     in_group: Combination,
 }
@@ -188,7 +188,6 @@ impl Cursor {
             let count = others * in_group;
             if position < count {
                 return Some(Cursor {
-                    group,
                     others: Combination::unrank(UNKNOWN - m, PICK - held, position / in_group),
                     in_group: Combination::unrank(m, held, position % in_group),
                 });
@@ -200,7 +199,7 @@ impl Cursor {
 
     /// The subset, over the order's numbering.
     fn mask(&self) -> u32 {
-        self.others.mask() | self.in_group.mask() << (UNKNOWN - usize::from(self.group))
+        self.others.mask() | self.in_group.mask() << self.others.n
     }
 
     /// The next position (after the last, some position: callers stop at the end).
@@ -208,7 +207,10 @@ impl Cursor {
         if self.in_group.advance() || self.others.advance() {
             return;
         }
-        let (m, held) = (usize::from(self.group), usize::from(self.in_group.k) + 1);
+        let (m, held) = (
+            usize::from(self.in_group.n),
+            usize::from(self.in_group.k) + 1,
+        );
         if held <= m.min(PICK) {
             self.others = Combination::first(UNKNOWN - m, PICK - held);
             self.in_group = Combination::first(m, held);
