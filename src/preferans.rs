@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use deckhand_preferans::{
-    Card, Cards, Contract, DeclarerView, LayoutOrder, Seat, Strain, LAYOUT_COUNT,
+    Card, Cards, Contract, DeclarerView, LayoutOrder, LayoutOrderError, Seat, Strain, LAYOUT_COUNT,
 };
 
 use crate::proto::preferans::v1 as pb;
@@ -118,13 +118,12 @@ pub fn layout_range(start: u32, end: u32) -> Result<Range<u32>, Invalid> {
 /// SolveLayoutsRequest): no cards or each unknown card's number once, and a group
 /// of at most 20 cards.
 pub fn layout_order(cards: &[u32], group: u32) -> Result<LayoutOrder, Invalid> {
-    LayoutOrder::new(cards, group).map_err(|reason| {
-        let field = if group > 20 {
-            "layout_group"
-        } else {
-            "layout_order"
+    LayoutOrder::new(cards, group).map_err(|error| {
+        let field = match error {
+            LayoutOrderError::Group { .. } => "layout_group",
+            _ => "layout_order",
         };
-        Invalid::new(field, reason)
+        Invalid::new(field, error.to_string())
     })
 }
 

@@ -1,6 +1,8 @@
 //! Layout indices: the 10-card subsets of the 20 unknown cards in lexicographic order
 //! of their (sorted) index sets, starting with {0..9}.
 
+use thiserror::Error;
+
 /// Number of ways to split 20 unknown cards 10/10: C(20, 10).
 pub const LAYOUT_COUNT: u32 = 184_756;
 
@@ -84,6 +86,19 @@ pub struct LayoutOrder {
     group: u8,
 }
 
+/// Why [`LayoutOrder::new`] refuses an order.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LayoutOrderError {
+    #[error("a group of {group} cards: there are 20 unknown cards")]
+    Group { group: u32 },
+    #[error("{found} card numbers, expected 20 (each of 0..19 once) or none")]
+    CardCount { found: usize },
+    #[error("card number {card}: the unknown cards are 0..19")]
+    CardNumber { card: u32 },
+    #[error("card number {card} appears twice")]
+    Repeated { card: u32 },
+}
+
 impl Default for LayoutOrder {
     fn default() -> LayoutOrder {
         LayoutOrder::STANDARD
@@ -104,32 +119,26 @@ impl LayoutOrder {
 
     /// The order numbering the unknown cards `cards[0]`, `cards[1]`, ... (standard
     /// numbers), its last `group` cards a group; empty is the standard numbering.
-    /// Else `cards` must hold each of 0..20 once, and `group` be at most 20: the
-    /// error says what is wrong.
-    pub fn new(cards: &[u32], group: u32) -> Result<LayoutOrder, String> {
+    /// Else `cards` must hold each of 0..20 once, and `group` be at most 20.
+    pub fn new(cards: &[u32], group: u32) -> Result<LayoutOrder, LayoutOrderError> {
         let mut order = LayoutOrder::STANDARD;
         if group > UNKNOWN as u32 {
-            return Err(format!(
-                "a group of {group} cards: there are 20 unknown cards"
-            ));
+            return Err(LayoutOrderError::Group { group });
         }
         order.group = group as u8;
         if cards.is_empty() {
             return Ok(order);
         }
         if cards.len() != UNKNOWN {
-            return Err(format!(
-                "{} card numbers, expected 20 (each of 0..19 once) or none",
-                cards.len()
-            ));
+            return Err(LayoutOrderError::CardCount { found: cards.len() });
         }
         let mut seen = 0u32;
         for (slot, &card) in order.cards.iter_mut().zip(cards) {
             if card >= UNKNOWN as u32 {
-                return Err(format!("card number {card}: the unknown cards are 0..19"));
+                return Err(LayoutOrderError::CardNumber { card });
             }
             if seen & 1 << card != 0 {
-                return Err(format!("card number {card} appears twice"));
+                return Err(LayoutOrderError::Repeated { card });
             }
             seen |= 1 << card;
             *slot = card as u8;
@@ -422,11 +431,12 @@ mod tests {
             (past, "card number 20"),
             ((0..19).collect(), "19 card numbers"),
         ] {
-            let error = LayoutOrder::new(&cards, 0).unwrap_err();
+            let error = LayoutOrder::new(&cards, 0).unwrap_err().to_string();
             assert!(error.contains(why), "{error}");
         }
         let error = LayoutOrder::new(&[], 21).unwrap_err();
-        assert!(error.contains("a group of 21 cards"), "{error}");
+        assert_eq!(error, LayoutOrderError::Group { group: 21 });
+        assert!(error.to_string().contains("a group of 21 cards"), "{error}");
     }
 
     #[test]

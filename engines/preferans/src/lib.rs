@@ -58,7 +58,9 @@ pub use allfoe::{
 };
 pub use cards::{BySeat, Card, CardParseError, Cards, CardsIter, Rank, Seat, Suit};
 pub use contract::{Contract, ContractError, Strain};
-pub use layouts::{layout_subset, layouts, LayoutIter, LayoutOrder, LAYOUT_COUNT};
+pub use layouts::{
+    layout_subset, layouts, LayoutIter, LayoutOrder, LayoutOrderError, LAYOUT_COUNT,
+};
 pub use position::{Deal, Position, PositionError};
 pub use problems::{
     parse_problems, parse_problems_lossy, DealError, ParseError, Problem, ProblemError,
