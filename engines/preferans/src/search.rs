@@ -217,7 +217,13 @@ impl<'t> Search<'t> {
         }
         // The misère pairing test is cheap and often decides: it runs before the key
         // is computed. The covering test and the trump bounds cost more and overlap
-        // the table prefetch.
+        // the table prefetch. Measured and not kept: answering target 1 at once when
+        // the declarer must take the trick about to start (a defender leads a suit
+        // below the declarer's lowest card of it and the partner's lowest; or the
+        // declarer, on lead, has no suit where a defender must beat its lowest):
+        // 2.9% more nodes on the six misère views of `bench preferans --random 60
+        // --seed 7` (10,000 layouts each), as the searches it saved fed the history;
+        // for the declarer's lead alone, 6.5% more.
         let mut unpaired = 0;
         if self.misere {
             match quick::misere_pairing(&self.hands, leader, self.declarer) {

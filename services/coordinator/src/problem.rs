@@ -185,6 +185,16 @@ impl Problem {
     ///   Fewer entries, each from a costlier search (3 or more tricks left, 32 or more
     ///   nodes: 13.7 a layout), gave 286.4 (1.82× in nodes, before the cost of
     ///   storing them and of the transport); not tried in the cluster.
+    ///
+    /// Measured in the same replay in the grouped split order, and not kept (later
+    /// finish of 2 workers, nodes per layout of the analysis):
+    /// - chunks cut from each half's start, so that the second worker starts exactly
+    ///   where the halves meet (now 1,830 layouts past it): preferansRu7 291.4 ->
+    ///   275.1 (1.80× -> 1.90×), Ru1 66.8 -> 62.3, but Ru4 34.4 -> 38.8 and Ru3
+    ///   13.0 -> 14.1; the ten together -2.7%, 6 random views -1.6% and 8 others
+    ///   +0.6%: no gain beyond preferansRu7, and a stored job's chunks would change;
+    /// - the second worker starting at the last chunk and going backwards until the
+    ///   workers meet: preferansRu7 287.3 (1.82×), Ru1 77.4 (1.69×), Ru4 39.9 (1.64×).
     pub fn lease_pending(&self, worker: &str, run: &str) -> Option<usize> {
         let mut chunks = self.chunks();
         let mut previous = self.previous.lock().unwrap_or_else(|p| p.into_inner());
