@@ -332,7 +332,9 @@ pub async fn run(
         rounds.push(round(&problem, &bin, layouts).await?);
     }
     // Each row's median over the rounds, and the ratios of those medians; with several
-    // rounds, also each round's own ratio, to show the spread.
+    // rounds, also each round's own ratio, to show the spread, and their median: the
+    // two sides of a round run within seconds of each other, so it follows the host's
+    // changes of speed between rounds less than the ratio of medians does.
     let median_of =
         |rate: fn(&Round) -> f64| median(&mut rounds.iter().map(rate).collect::<Vec<_>>());
     let spread = |ratio: fn(&Round) -> f64| {
@@ -340,7 +342,11 @@ pub async fn run(
             return String::new();
         }
         let each: Vec<String> = rounds.iter().map(|r| format!("{:.2}", ratio(r))).collect();
-        format!("; rounds {}", each.join(" "))
+        format!(
+            "; rounds {}, their median {:.2}x",
+            each.join(" "),
+            median_of(ratio)
+        )
     };
     let base1 = median_of(|r| r.in_process_1);
     let base2 = median_of(|r| r.in_process_2);
