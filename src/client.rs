@@ -209,6 +209,27 @@ pub fn classify(error: &(dyn std::error::Error + 'static)) -> Failure {
     Failure::Other(chain(error))
 }
 
+/// Whether a call failed before the server began it, so that sending it again does
+/// nothing twice: an HTTP/2 GOAWAY without error from the server (a graceful
+/// shutdown refuses the streams it has not begun) or a stream reset with
+/// REFUSED_STREAM. Only for a call that has had no answer yet: a GOAWAY also ends a
+/// stream the server began, when it closes the connection before the stream is done.
+pub fn refused_unserved(status: &Status) -> bool {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(status);
+    while let Some(e) = next {
+        if let Some(h2) = e.downcast_ref::<h2::Error>() {
+            return h2.is_remote()
+                && match h2.reason() {
+                    Some(h2::Reason::NO_ERROR) => h2.is_go_away(),
+                    Some(h2::Reason::REFUSED_STREAM) => h2.is_reset(),
+                    _ => false,
+                };
+        }
+        next = e.source();
+    }
+    false
+}
+
 fn explain_tls(error: &rustls::Error) -> String {
     use rustls::{CertificateError as Cert, Error};
     match error {
@@ -255,4 +276,136 @@ fn chain(error: &(dyn std::error::Error + 'static)) -> String {
         next = e.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+    use crate::proto::preferans::v1 as pb;
+    use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
+
+    /// An HTTP/2 frame: its 9-byte header (length, type, flags, stream) and payload.
+    fn frame(kind: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+        bytes.extend([kind, 0]);
+        bytes.extend(stream.to_be_bytes());
+        bytes.extend(payload);
+        bytes
+    }
+
+    const GOAWAY: u8 = 0x7;
+    const RST_STREAM: u8 = 0x3;
+
+    /// The status a gRPC client gets when a server, written frame by frame, answers
+    /// the first request's headers with the frames `answer` makes of that stream's id,
+    /// then closes the connection.
+    async fn status_when_the_server_answers(
+        answer: impl Fn(u32) -> Vec<u8> + Send + 'static,
+    ) -> Status {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut preface = [0u8; 24];
+            socket.read_exact(&mut preface).await.unwrap();
+            socket.write_all(&frame(0x4, 0, &[])).await.unwrap();
+            loop {
+                let mut header = [0u8; 9];
+                socket.read_exact(&mut header).await.unwrap();
+                let length = u32::from_be_bytes([0, header[0], header[1], header[2]]);
+                let mut payload = vec![0u8; length as usize];
+                socket.read_exact(&mut payload).await.unwrap();
+                let stream = u32::from_be_bytes([header[5], header[6], header[7], header[8]]);
+                match header[3] {
+                    // The client's settings, acknowledged.
+                    0x4 if header[4] & 1 == 0 => socket
+                        .write_all(&[0, 0, 0, 0x4, 1, 0, 0, 0, 0])
+                        .await
+                        .unwrap(),
+                    // A request's headers.
+                    0x1 => {
+                        socket
+                            .write_all(&answer(stream & 0x7fff_ffff))
+                            .await
+                            .unwrap();
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            // Read on until the client is done, then close.
+            let mut rest = [0u8; 1024];
+            while let Ok(n) =
+                tokio::time::timeout(Duration::from_millis(500), socket.read(&mut rest)).await
+            {
+                if n.unwrap_or(0) == 0 {
+                    break;
+                }
+            }
+        });
+        let channel = Endpoint::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut client = PreferansWorkerServiceClient::new(channel);
+        let call = client.solve_layouts(pb::SolveLayoutsRequest::default());
+        match tokio::time::timeout(Duration::from_secs(10), call).await {
+            Ok(Err(status)) => status,
+            Ok(Ok(_)) => panic!("the call got an answer"),
+            Err(_) => panic!("the call did not end"),
+        }
+    }
+
+    /// A GOAWAY frame: the last stream the server began, and why it goes.
+    fn goaway(last: u32, reason: u32) -> Vec<u8> {
+        let payload: Vec<u8> = last
+            .to_be_bytes()
+            .into_iter()
+            .chain(reason.to_be_bytes())
+            .collect();
+        frame(GOAWAY, 0, &payload)
+    }
+
+    #[tokio::test]
+    async fn calls_refused_before_they_began_are_told_apart() {
+        // HTTP/2 error codes.
+        let (no_error, protocol_error, refused_stream, cancel) = (0u32, 1u32, 7u32, 8u32);
+        type Answer = Box<dyn Fn(u32) -> Vec<u8> + Send>;
+        let cases: [(&str, Answer, bool); 5] = [
+            (
+                "a graceful GOAWAY before the stream",
+                Box::new(move |_| goaway(0, no_error)),
+                true,
+            ),
+            (
+                "RST_STREAM REFUSED_STREAM",
+                Box::new(move |id| frame(RST_STREAM, id, &refused_stream.to_be_bytes())),
+                true,
+            ),
+            // Began, then cut: the connection closes with the stream open.
+            (
+                "a graceful GOAWAY that spares the stream",
+                Box::new(move |id| goaway(id, no_error)),
+                false,
+            ),
+            (
+                "a GOAWAY for an error",
+                Box::new(move |_| goaway(0, protocol_error)),
+                false,
+            ),
+            (
+                "RST_STREAM CANCEL",
+                Box::new(move |id| frame(RST_STREAM, id, &cancel.to_be_bytes())),
+                false,
+            ),
+        ];
+        for (what, answer, refused) in cases {
+            let status = status_when_the_server_answers(answer).await;
+            assert_eq!(refused_unserved(&status), refused, "{what}: {status:?}");
+        }
+        assert!(!refused_unserved(&Status::unavailable("worker down")));
+    }
 }

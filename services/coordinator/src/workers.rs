@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use deckhand::client::{classify, ClientOptions, Failure, Transport};
+use deckhand::client::{classify, refused_unserved, ClientOptions, Failure, Transport};
 use deckhand::preferans::{layout_order_to_proto, JOB_ID_HEADER};
 use deckhand::proto::preferans::v1 as pb;
 use deckhand_preferans::Strain;
@@ -607,8 +607,28 @@ async fn lease_loop(
         let outcome = run_lease(&registry, &worker, &mut client, &lease).await;
         guard.failed = outcome.is_err();
         drop(guard);
-        outcome?;
+        if outcome? == LeaseEnd::Refused {
+            // The worker is shutting down (its drain ends this loop) or its connection
+            // is: the next lease, after a pause, goes over a new one.
+            tracing::info!(worker = %worker.address, "worker refused a call before beginning it; its lease goes back to the queue");
+            tokio::select! {
+                biased;
+                _ = drain.cancelled() => return Ok(()),
+                _ = tokio::time::sleep(FIRST_RETRY_WAIT) => {}
+            }
+        }
     }
+}
+
+/// How a lease that did not fail ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LeaseEnd {
+    /// Its chunk is complete, or its job was cancelled.
+    Done,
+    /// The worker refused the call before beginning it (see
+    /// [`deckhand::client::refused_unserved`]): as in a drain that raced the lease, the
+    /// chunk goes back to the queue with nothing lost, and is not counted a re-lease.
+    Refused,
 }
 
 struct LeaseGuard<'a> {
@@ -632,7 +652,7 @@ async fn run_lease(
     worker: &Worker,
     client: &mut PreferansWorkerServiceClient<Transport>,
     lease: &Lease,
-) -> Result<(), Status> {
+) -> Result<LeaseEnd, Status> {
     let scheduler = &registry.scheduler;
     let (job, problem) = (&lease.job, &lease.problem);
     let range = problem.chunk_range(lease.chunk);
@@ -650,16 +670,23 @@ async fn run_lease(
     request.metadata_mut().insert(JOB_ID_HEADER, job.id.into());
     let timeout = scheduler.config.lease_timeout;
     let call = tokio::select! {
-        _ = job.cancel.cancelled() => return Ok(()),
+        _ = job.cancel.cancelled() => return Ok(LeaseEnd::Done),
         call = tokio::time::timeout(timeout, client.solve_layouts(request)) => call,
     };
-    let mut stream = call
-        .map_err(|_| Status::deadline_exceeded("worker did not answer SolveLayouts"))??
-        .into_inner();
+    let mut stream = match call {
+        Err(_) => {
+            return Err(Status::deadline_exceeded(
+                "worker did not answer SolveLayouts",
+            ))
+        }
+        Ok(Err(status)) if refused_unserved(&status) => return Ok(LeaseEnd::Refused),
+        Ok(Err(status)) => return Err(status),
+        Ok(Ok(response)) => response.into_inner(),
+    };
     loop {
         // Dropping the stream (on return) cancels the call on the worker.
         let message = tokio::select! {
-            _ = job.cancel.cancelled() => return Ok(()),
+            _ = job.cancel.cancelled() => return Ok(LeaseEnd::Done),
             m = tokio::time::timeout(timeout, stream.message()) => m,
         };
         let message = match message {
@@ -671,7 +698,7 @@ async fn run_lease(
             Ok(Err(status)) => return Err(status),
             Ok(Ok(None)) => {
                 return if problem.is_chunk_complete(lease.chunk) {
-                    Ok(())
+                    Ok(LeaseEnd::Done)
                 } else {
                     Err(Status::data_loss(
                         "worker ended the stream before the chunk was solved",
@@ -710,10 +737,10 @@ async fn run_lease(
                 })
                 .await
                 .map_err(|e| Status::internal(format!("chunk commit: {e}")))?;
-                return Ok(());
+                return Ok(LeaseEnd::Done);
             }
             // Finished by a duplicate lease first: stop this stream.
-            Recorded::AlreadyComplete => return Ok(()),
+            Recorded::AlreadyComplete => return Ok(LeaseEnd::Done),
         }
     }
 }
