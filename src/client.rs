@@ -212,8 +212,9 @@ pub fn classify(error: &(dyn std::error::Error + 'static)) -> Failure {
 /// Whether a call failed before the server began it, so that sending it again does
 /// nothing twice: an HTTP/2 GOAWAY without error from the server (a graceful
 /// shutdown refuses the streams it has not begun) or a stream reset with
-/// REFUSED_STREAM. Only for a call that has had no answer yet: a GOAWAY also ends a
-/// stream the server began, when it closes the connection before the stream is done.
+/// REFUSED_STREAM. h2 gives a stream the GOAWAY's error only when its id is above
+/// the GOAWAY's last stream, one the server never began; a stream it began and then
+/// cut by closing the connection fails with a broken pipe instead.
 pub fn refused_unserved(status: &Status) -> bool {
     let mut next: Option<&(dyn std::error::Error + 'static)> = Some(status);
     while let Some(e) = next {
