@@ -288,16 +288,20 @@ mod tests {
     use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
 
     /// An HTTP/2 frame: its 9-byte header (length, type, flags, stream) and payload.
-    fn frame(kind: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
         let mut bytes = (payload.len() as u32).to_be_bytes()[1..].to_vec();
-        bytes.extend([kind, 0]);
+        bytes.extend([kind, flags]);
         bytes.extend(stream.to_be_bytes());
         bytes.extend(payload);
         bytes
     }
 
-    const GOAWAY: u8 = 0x7;
+    // Frame types, and the flag that acknowledges settings.
+    const HEADERS: u8 = 0x1;
     const RST_STREAM: u8 = 0x3;
+    const SETTINGS: u8 = 0x4;
+    const GOAWAY: u8 = 0x7;
+    const ACK: u8 = 0x1;
 
     /// The status a gRPC client gets when a server, written frame by frame, answers
     /// the first request's headers with the frames `answer` makes of that stream's id,
@@ -311,7 +315,7 @@ mod tests {
             let (mut socket, _) = listener.accept().await.unwrap();
             let mut preface = [0u8; 24];
             socket.read_exact(&mut preface).await.unwrap();
-            socket.write_all(&frame(0x4, 0, &[])).await.unwrap();
+            socket.write_all(&frame(SETTINGS, 0, 0, &[])).await.unwrap();
             loop {
                 let mut header = [0u8; 9];
                 socket.read_exact(&mut header).await.unwrap();
@@ -321,12 +325,12 @@ mod tests {
                 let stream = u32::from_be_bytes([header[5], header[6], header[7], header[8]]);
                 match header[3] {
                     // The client's settings, acknowledged.
-                    0x4 if header[4] & 1 == 0 => socket
-                        .write_all(&[0, 0, 0, 0x4, 1, 0, 0, 0, 0])
+                    SETTINGS if header[4] & ACK == 0 => socket
+                        .write_all(&frame(SETTINGS, ACK, 0, &[]))
                         .await
                         .unwrap(),
                     // A request's headers.
-                    0x1 => {
+                    HEADERS => {
                         socket
                             .write_all(&answer(stream & 0x7fff_ffff))
                             .await
@@ -367,7 +371,12 @@ mod tests {
             .into_iter()
             .chain(reason.to_be_bytes())
             .collect();
-        frame(GOAWAY, 0, &payload)
+        frame(GOAWAY, 0, 0, &payload)
+    }
+
+    /// An RST_STREAM frame ending `stream` for `reason`.
+    fn rst_stream(stream: u32, reason: u32) -> Vec<u8> {
+        frame(RST_STREAM, 0, stream, &reason.to_be_bytes())
     }
 
     #[tokio::test]
@@ -383,7 +392,7 @@ mod tests {
             ),
             (
                 "RST_STREAM REFUSED_STREAM",
-                Box::new(move |id| frame(RST_STREAM, id, &refused_stream.to_be_bytes())),
+                Box::new(move |id| rst_stream(id, refused_stream)),
                 true,
             ),
             // Began, then cut: the connection closes with the stream open.
@@ -399,7 +408,7 @@ mod tests {
             ),
             (
                 "RST_STREAM CANCEL",
-                Box::new(move |id| frame(RST_STREAM, id, &cancel.to_be_bytes())),
+                Box::new(move |id| rst_stream(id, cancel)),
                 false,
             ),
         ];
