@@ -15,6 +15,13 @@
 //! shows medians (and each round's ratios): single runs of the 2-worker rows moved by
 //! up to a third.
 //!
+//! On Linux the 2-worker rows also give the workers' CPU seconds for the analysis
+//! (from /proc, which leaves out the time the host's hypervisor took from them):
+//! one worker's against the busier of two, the ratio they would reach on cores of
+//! their own, and the two together against one, the work that splitting the layouts
+//! between two tables adds. Those ratios move far less with the host than the
+//! layouts/s do.
+//!
 //! The problem is one of the ten standard ones; the long ones (solvealldeals3,
 //! preferansRu4, preferansRu7) show what workers buy once tables are warm.
 
@@ -46,6 +53,46 @@ impl Drop for WorkerProcess {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+impl WorkerProcess {
+    /// CPU seconds (user and kernel, all threads) the worker has used so far, from
+    /// /proc in 10 ms ticks; None where unreadable (not Linux).
+    fn cpu_seconds(&self) -> Option<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.0.id())).ok()?;
+        // SAFETY: sysconf only reads a configuration value.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        Some(cpu_ticks(&stat)? / per_second)
+    }
+}
+
+/// User and kernel clock ticks from a /proc/PID/stat line: its fields 14 and 15,
+/// counted after the command name, which is in parentheses and may hold spaces and
+/// parentheses of its own.
+fn cpu_ticks(stat: &str) -> Option<f64> {
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // The state, field 3, comes first after the name.
+    let field = |i: usize| fields.get(i - 3)?.parse::<f64>().ok();
+    Some(field(14)? + field(15)?)
+}
+
+/// The CPU seconds each of `workers` used while `work` ran, and `work`'s answer.
+async fn with_cpu<T>(
+    workers: &[WorkerProcess],
+    work: impl std::future::Future<Output = anyhow::Result<T>>,
+) -> anyhow::Result<(T, Option<Vec<f64>>)> {
+    let cpu = || {
+        workers
+            .iter()
+            .map(WorkerProcess::cpu_seconds)
+            .collect::<Option<Vec<f64>>>()
+    };
+    let before = cpu();
+    let answer = work.await?;
+    let used = before
+        .zip(cpu())
+        .map(|(before, after)| after.iter().zip(&before).map(|(a, b)| a - b).collect());
+    Ok((answer, used))
 }
 
 /// A worker of one solver thread; with `table_file`, on that shared table.
@@ -213,7 +260,7 @@ fn halves_alone(problem: &StandardProblem, end: u32) -> anyhow::Result<f64> {
 }
 
 /// One round of every measurement, in layouts/s.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Round {
     in_process_1: f64,
     in_process_2: f64,
@@ -221,6 +268,11 @@ struct Round {
     cluster_1: f64,
     cluster_2: f64,
     cluster_2_shared: f64,
+    /// Each worker's CPU seconds for the analysis (see the module's documentation),
+    /// on 1 worker, on 2 with a table each and on 2 on one table file.
+    cpu_1: Option<Vec<f64>>,
+    cpu_2: Option<Vec<f64>>,
+    cpu_2_shared: Option<Vec<f64>>,
     /// Layouts [n, 2n) on the worker that has just solved [0, n), and on a fresh one
     /// (when 2n layouts exist).
     warm_cold: Option<(f64, f64)>,
@@ -236,7 +288,7 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
 
     let one = [start_worker(bin, None)?];
     let server = coordinator(&one).await?;
-    let cluster_1 = analyze(&server, problem, 0, layouts).await?;
+    let (cluster_1, cpu_1) = with_cpu(&one, analyze(&server, problem, 0, layouts)).await?;
     let warm = if 2 * layouts <= LAYOUT_COUNT {
         Some(analyze(&server, problem, layouts, 2 * layouts).await?)
     } else {
@@ -247,7 +299,7 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
 
     let two = [start_worker(bin, None)?, start_worker(bin, None)?];
     let server = coordinator(&two).await?;
-    let cluster_2 = analyze(&server, problem, 0, layouts).await?;
+    let (cluster_2, cpu_2) = with_cpu(&two, analyze(&server, problem, 0, layouts)).await?;
     server.shutdown().await?;
     drop(two);
 
@@ -257,7 +309,8 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
         start_worker(bin, Some(&table_file.0))?,
     ];
     let server = coordinator(&two).await?;
-    let cluster_2_shared = analyze(&server, problem, 0, layouts).await?;
+    let (cluster_2_shared, cpu_2_shared) =
+        with_cpu(&two, analyze(&server, problem, 0, layouts)).await?;
     server.shutdown().await?;
     drop(two);
     drop(table_file);
@@ -279,6 +332,9 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
         cluster_1,
         cluster_2,
         cluster_2_shared,
+        cpu_1,
+        cpu_2,
+        cpu_2_shared,
         warm_cold,
     })
 }
@@ -382,6 +438,33 @@ pub async fn run(
         cluster2_shared / cluster1,
         spread(|r| r.cluster_2_shared / r.cluster_1)
     );
+    // The CPU rows, where every round read the workers' CPU time: per round the one
+    // worker's seconds, the busier of two's and both together.
+    let cpu_row = |name: &str, two: fn(&Round) -> Option<&[f64]>| {
+        let Some(each) = rounds
+            .iter()
+            .map(|r| {
+                let (one, two) = (r.cpu_1.as_deref()?, two(r)?);
+                let busier = two.iter().copied().fold(0.0, f64::max);
+                Some((one.iter().sum::<f64>(), busier, two.iter().sum::<f64>()))
+            })
+            .collect::<Option<Vec<(f64, f64, f64)>>>()
+        else {
+            return;
+        };
+        let median_of =
+            |f: fn(&(f64, f64, f64)) -> f64| median(&mut each.iter().map(f).collect::<Vec<_>>());
+        let (one, busier, both) = (median_of(|e| e.0), median_of(|e| e.1), median_of(|e| e.2));
+        let ratios: Vec<String> = each.iter().map(|e| format!("{:.2}", e.0 / e.1)).collect();
+        println!(
+            "  CPU, {name}: 1 worker {one:.2} s, the busier of 2 {busier:.2} s ({:.2}x; rounds {}), both {both:.2} s ({:.2}x the work of 1)",
+            one / busier,
+            ratios.join(" "),
+            both / one
+        );
+    };
+    cpu_row("a table each", |r| r.cpu_2.as_deref());
+    cpu_row("one table file", |r| r.cpu_2_shared.as_deref());
     if rounds[0].warm_cold.is_none() {
         println!(
             "warm against cold worker: skipped (needs --layouts at most {})",
@@ -401,6 +484,19 @@ pub async fn run(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cpu_ticks_are_read_after_the_command_name() {
+        let stat = "4321 (a (b) c) S 1 2 3 4 5 6 7 8 9 10 250 17 3 4 20 0 1 0 77";
+        assert_eq!(super::cpu_ticks(stat), Some(267.0));
+        assert_eq!(super::cpu_ticks("4321 (short) S 1 2"), None);
+        assert_eq!(super::cpu_ticks("no name"), None);
+        if cfg!(target_os = "linux") {
+            // This process's own line parses.
+            let own = std::fs::read_to_string("/proc/self/stat").unwrap();
+            assert!(super::cpu_ticks(&own).is_some());
+        }
+    }
+
     #[tokio::test]
     async fn no_rounds_is_refused_before_anything_starts() {
         let error = super::run(200, "preferansRu1", None, 0).await.unwrap_err();
