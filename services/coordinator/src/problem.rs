@@ -211,7 +211,12 @@ impl Problem {
     /// worker), preferansRu5 141.5 -> 132.7 (1.77× -> 1.88×), Ru6 135.0 -> 133.8; the
     /// other seven of the ten, 6 random views of seed 11 and 8 of seed 23 within 0.1%
     /// in sum. A worker's first chunk stays the middle: at a job's start that is where
-    /// the split order's halves meet.
+    /// the split order's halves meet. That replay gives each worker one lease at a
+    /// time. With the default 2 slots per worker (each worker's next chunk leased
+    /// while it solves one) the rule changed nothing on preferansRu7, Ru1, Ru4, Ru5,
+    /// Ru6 and solvealldeals3 (the same later finishes within 0.1; preferansRu7 280.5,
+    /// 1.87×): a worker's run then ends with at most 2 chunks left waiting, where the
+    /// middle is the far end.
     ///
     /// Measured on preferansRu7 in the order before the group, and not kept:
     /// - alternate chunks on tables of their own: 861 nodes per layout, against 678
