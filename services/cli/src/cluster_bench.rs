@@ -17,13 +17,13 @@
 //!
 //! On Linux the 2-worker rows also give the workers' CPU seconds for the analysis
 //! (from /proc, which leaves out the time the hypervisor gave other machines): one
-//! worker's against the busier of two, and the two together against one. Where the
-//! first ratio is the layouts/s ratio, the 2 workers lost nothing to waiting, the
-//! transport or the coordinator, only to computing more slowly or more. It does not
-//! take the host's noise out: a core shared with other machines computes more slowly
-//! without being taken away. (preferansRu7, `--repeats 3`, six runs: the CPU ratio
-//! within 0.04 of the layouts/s ratio in each; both workers on one table file did
-//! 0.99× to 1.23× one worker's CPU seconds, for the same work.)
+//! worker's against the busier of two, and the two together against one. When the
+//! first ratio matches the layouts/s ratio, the 2 workers lost nothing to waiting,
+//! the transport or the coordinator, only to computing more slowly or more. It does
+//! not take the host's noise out: a core shared with other machines computes more
+//! slowly without being taken away. (preferansRu7, `--repeats 3`, six runs: the CPU
+//! ratio within 0.04 of the layouts/s ratio in each; both workers on one table file
+//! did 0.99× to 1.23× one worker's CPU seconds, for the same work.)
 //!
 //! The problem is one of the ten standard ones; the long ones (solvealldeals3,
 //! preferansRu4, preferansRu7) show what workers buy once tables are warm.
