@@ -177,8 +177,7 @@ impl Failure {
 /// Classifies a failed call or connection: a TLS failure or a refused token
 /// becomes [`Failure::Refused`] with a plain reason.
 pub fn classify(error: &(dyn std::error::Error + 'static)) -> Failure {
-    let mut next = Some(error);
-    while let Some(e) = next {
+    for e in sources(error) {
         if let Some(status) = e.downcast_ref::<Status>() {
             match status.code() {
                 Code::Unauthenticated => {
@@ -204,9 +203,15 @@ pub fn classify(error: &(dyn std::error::Error + 'static)) -> Failure {
             let alert = after.split(|c: char| !c.is_ascii_alphanumeric()).next();
             return Failure::Refused(explain_alert(alert.unwrap_or_default()));
         }
-        next = e.source();
     }
     Failure::Other(chain(error))
+}
+
+/// The error, then its sources in turn.
+fn sources<'e>(
+    error: &'e (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'e (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(error), |e| e.source())
 }
 
 /// Whether a call failed before the server began it, so that sending it again does
@@ -216,19 +221,15 @@ pub fn classify(error: &(dyn std::error::Error + 'static)) -> Failure {
 /// the GOAWAY's last stream, one the server never began; a stream it began and then
 /// cut by closing the connection fails with a broken pipe instead.
 pub fn refused_unserved(status: &Status) -> bool {
-    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(status);
-    while let Some(e) = next {
-        if let Some(h2) = e.downcast_ref::<h2::Error>() {
-            return h2.is_remote()
-                && match h2.reason() {
-                    Some(h2::Reason::NO_ERROR) => h2.is_go_away(),
-                    Some(h2::Reason::REFUSED_STREAM) => h2.is_reset(),
-                    _ => false,
-                };
-        }
-        next = e.source();
-    }
-    false
+    let h2 = sources(status).find_map(|e| e.downcast_ref::<h2::Error>());
+    h2.is_some_and(|h2| {
+        h2.is_remote()
+            && match h2.reason() {
+                Some(h2::Reason::NO_ERROR) => h2.is_go_away(),
+                Some(h2::Reason::REFUSED_STREAM) => h2.is_reset(),
+                _ => false,
+            }
+    })
 }
 
 fn explain_tls(error: &rustls::Error) -> String {
@@ -267,14 +268,12 @@ fn explain_alert(alert: &str) -> String {
 /// The error and its sources, `: `-separated.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
-    let mut next = error.source();
-    while let Some(e) = next {
+    for e in sources(error).skip(1) {
         let part = e.to_string();
         if !text.contains(&part) {
             text.push_str(": ");
             text.push_str(&part);
         }
-        next = e.source();
     }
     text
 }
