@@ -25,6 +25,10 @@
 //! ratio within 0.04 of the layouts/s ratio in each; both workers on one table file
 //! did 0.99× to 1.23× one worker's CPU seconds, for the same work.)
 //!
+//! The workers' search nodes (from their Status) are shown too: the work of 2 workers
+//! against 1's, whatever the host's speed. Twice one worker's nodes over two workers'
+//! bounds what 2 workers can reach running as fast per node as one.
+//!
 //! The problem is one of the ten standard ones; the long ones (solvealldeals3,
 //! preferansRu4, preferansRu7) show what workers buy once tables are warm.
 
@@ -79,23 +83,55 @@ fn cpu_ticks(stat: &str) -> Option<f64> {
     Some(field(14)? + field(15)?)
 }
 
-/// The CPU seconds each of `workers` used while `work` ran, and `work`'s answer.
-async fn with_cpu<T>(
+/// What the workers spent on one analysis.
+#[derive(Debug, Clone)]
+struct Cost {
+    /// Each worker's CPU seconds, where readable (see [`WorkerProcess::cpu_seconds`]).
+    cpu: Option<Vec<f64>>,
+    /// Search nodes of all the workers together: the work, whatever the host's speed.
+    nodes: u64,
+}
+
+/// What `workers` spent while `work` ran, and `work`'s answer.
+async fn with_cost<T>(
     workers: &[WorkerProcess],
     work: impl std::future::Future<Output = anyhow::Result<T>>,
-) -> anyhow::Result<(T, Option<Vec<f64>>)> {
+) -> anyhow::Result<(T, Cost)> {
     let cpu = || {
         workers
             .iter()
             .map(WorkerProcess::cpu_seconds)
             .collect::<Option<Vec<f64>>>()
     };
-    let before = cpu();
+    let (cpu_before, nodes_before) = (cpu(), search_nodes(workers).await?);
     let answer = work.await?;
-    let used = before
+    let nodes = search_nodes(workers).await? - nodes_before;
+    let cpu = cpu_before
         .zip(cpu())
         .map(|(before, after)| after.iter().zip(&before).map(|(a, b)| a - b).collect());
-    Ok((answer, used))
+    Ok((answer, Cost { cpu, nodes }))
+}
+
+/// The search nodes of all `workers`' threads, once none is busy (a thread's count is
+/// updated when its piece of work ends, just after its last layouts are sent).
+async fn search_nodes(workers: &[WorkerProcess]) -> anyhow::Result<u64> {
+    let mut total = 0;
+    for w in workers {
+        let mut client = PreferansWorkerServiceClient::connect(format!("http://{}", w.1)).await?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let status = client.status(pb::StatusRequest {}).await?.into_inner();
+            if status.threads.iter().all(|t| !t.busy) {
+                total += status.threads.iter().map(|t| t.search_nodes).sum::<u64>();
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("worker {} still busy 10 s after the analysis", w.1);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    Ok(total)
 }
 
 /// A worker of one solver thread; with `table_file`, on that shared table.
@@ -271,11 +307,11 @@ struct Round {
     cluster_1: f64,
     cluster_2: f64,
     cluster_2_shared: f64,
-    /// Each worker's CPU seconds for the analysis (see the module's documentation),
-    /// on 1 worker, on 2 with a table each and on 2 on one table file.
-    cpu_1: Option<Vec<f64>>,
-    cpu_2: Option<Vec<f64>>,
-    cpu_2_shared: Option<Vec<f64>>,
+    /// What the workers spent on the analysis (see the module's documentation), on 1
+    /// worker, on 2 with a table each and on 2 on one table file.
+    cost_1: Cost,
+    cost_2: Cost,
+    cost_2_shared: Cost,
     /// Layouts [n, 2n) on the worker that has just solved [0, n), and on a fresh one
     /// (when 2n layouts exist).
     warm_cold: Option<(f64, f64)>,
@@ -291,7 +327,7 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
 
     let one = [start_worker(bin, None)?];
     let server = coordinator(&one).await?;
-    let (cluster_1, cpu_1) = with_cpu(&one, analyze(&server, problem, 0, layouts)).await?;
+    let (cluster_1, cost_1) = with_cost(&one, analyze(&server, problem, 0, layouts)).await?;
     let warm = if 2 * layouts <= LAYOUT_COUNT {
         Some(analyze(&server, problem, layouts, 2 * layouts).await?)
     } else {
@@ -302,7 +338,7 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
 
     let two = [start_worker(bin, None)?, start_worker(bin, None)?];
     let server = coordinator(&two).await?;
-    let (cluster_2, cpu_2) = with_cpu(&two, analyze(&server, problem, 0, layouts)).await?;
+    let (cluster_2, cost_2) = with_cost(&two, analyze(&server, problem, 0, layouts)).await?;
     server.shutdown().await?;
     drop(two);
 
@@ -312,8 +348,8 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
         start_worker(bin, Some(&table_file.0))?,
     ];
     let server = coordinator(&two).await?;
-    let (cluster_2_shared, cpu_2_shared) =
-        with_cpu(&two, analyze(&server, problem, 0, layouts)).await?;
+    let (cluster_2_shared, cost_2_shared) =
+        with_cost(&two, analyze(&server, problem, 0, layouts)).await?;
     server.shutdown().await?;
     drop(two);
     drop(table_file);
@@ -335,9 +371,9 @@ async fn round(problem: &Arc<StandardProblem>, bin: &Path, layouts: u32) -> anyh
         cluster_1,
         cluster_2,
         cluster_2_shared,
-        cpu_1,
-        cpu_2,
-        cpu_2_shared,
+        cost_1,
+        cost_2,
+        cost_2_shared,
         warm_cold,
     })
 }
@@ -447,7 +483,7 @@ pub async fn run(
         let Some(each) = rounds
             .iter()
             .map(|r| {
-                let (one, two) = (r.cpu_1.as_deref()?, two(r)?);
+                let (one, two) = (r.cost_1.cpu.as_deref()?, two(r)?);
                 let busier = two.iter().copied().fold(0.0, f64::max);
                 Some((one.iter().sum::<f64>(), busier, two.iter().sum::<f64>()))
             })
@@ -466,8 +502,25 @@ pub async fn run(
             both / one
         );
     };
-    cpu_row("a table each", |r| r.cpu_2.as_deref());
-    cpu_row("one table file", |r| r.cpu_2_shared.as_deref());
+    cpu_row("a table each", |r| r.cost_2.cpu.as_deref());
+    cpu_row("one table file", |r| r.cost_2_shared.cpu.as_deref());
+    // The nodes: how much of a 2-worker row's loss is more work, not slower work.
+    let per_layout = |cost: fn(&Round) -> &Cost| {
+        median(
+            &mut rounds
+                .iter()
+                .map(|r| cost(r).nodes as f64)
+                .collect::<Vec<_>>(),
+        ) / f64::from(layouts)
+    };
+    let one = per_layout(|r| &r.cost_1);
+    let (each, shared) = (per_layout(|r| &r.cost_2), per_layout(|r| &r.cost_2_shared));
+    println!(
+        "  nodes per layout: 1 worker {one:.1}; 2 with a table each {each:.1} ({:.3}x the work of 1, so at most {:.2}x at equal speed); on one table file {shared:.1} ({:.3}x)",
+        each / one,
+        2.0 * one / each,
+        shared / one
+    );
     if rounds[0].warm_cold.is_none() {
         println!(
             "warm against cold worker: skipped (needs --layouts at most {})",

@@ -30,6 +30,8 @@ pub(crate) struct Slot {
     /// Table probes and hits, as of the last piece of work.
     pub(crate) probes: AtomicU64,
     pub(crate) hits: AtomicU64,
+    /// Search nodes, as of the last piece of work.
+    pub(crate) nodes: AtomicU64,
 }
 
 /// The worker's solvers; a semaphore counts the idle ones.
@@ -63,6 +65,7 @@ impl Slot {
         self.fill.store(fill.to_bits(), Ordering::Relaxed);
         self.probes.store(stats.tt_probes, Ordering::Relaxed);
         self.hits.store(stats.tt_hits, Ordering::Relaxed);
+        self.nodes.store(stats.nodes, Ordering::Relaxed);
         result
     }
 }
@@ -128,6 +131,7 @@ impl SolverPool {
                     fill: AtomicU64::new(0),
                     probes: AtomicU64::new(0),
                     hits: AtomicU64::new(0),
+                    nodes: AtomicU64::new(0),
                 })
                 .collect(),
             idle: Arc::new(Semaphore::new(threads)),
@@ -184,6 +188,7 @@ impl SolverPool {
                 table_fill: f64::from_bits(slot.fill.load(Ordering::Relaxed)),
                 layouts_solved: slot.layouts.load(Ordering::Relaxed),
                 busy: slot.busy.load(Ordering::Relaxed),
+                search_nodes: slot.nodes.load(Ordering::Relaxed),
             })
             .collect();
         pb::StatusResponse {

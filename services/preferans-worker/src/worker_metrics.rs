@@ -15,6 +15,11 @@ pub fn register_metrics(pool: Arc<SolverPool>) {
         "layouts solved by each solver thread",
     );
     describe(
+        "deckhand_worker_search_nodes_total",
+        "counter",
+        "search nodes visited by each solver thread (cards tried)",
+    );
+    describe(
         "deckhand_worker_table_fill",
         "gauge",
         "share of transposition-table entries in use",
@@ -50,6 +55,10 @@ pub fn register_metrics(pool: Arc<SolverPool>) {
             push(
                 "deckhand_worker_layouts_solved_total",
                 slot.layouts.load(Ordering::Relaxed) as f64,
+            );
+            push(
+                "deckhand_worker_search_nodes_total",
+                slot.nodes.load(Ordering::Relaxed) as f64,
             );
             push(
                 "deckhand_worker_table_fill",

@@ -262,6 +262,16 @@ async fn status_reports_trumps_and_layouts_per_thread() {
         .iter()
         .filter(|t| t.layouts_solved > 0)
         .all(|t| t.trumps == "S" && t.table_fill > 0.0));
+    // Every layout's search visits at least one node, and an idle thread none.
+    assert!(
+        status
+            .threads
+            .iter()
+            .all(|t| t.search_nodes >= t.layouts_solved
+                && (t.search_nodes == 0) == (t.layouts_solved == 0)),
+        "{:?}",
+        status.threads
+    );
     server.shutdown().await.unwrap();
 }
 
