@@ -26,6 +26,16 @@ impl History {
         i32::from(self.bonuses[seat][usize::from(card & 31)])
     }
 
+    /// Divides the count of `card` played by `seat` by four (two doublings less): a
+    /// lead tried before the one that gave the cut-off (see `Search::trick_start`).
+    #[inline]
+    pub fn demote(&mut self, seat: usize, card: u8) {
+        let card = usize::from(card & 31);
+        let c = &mut self.counts[seat][card];
+        *c /= 4;
+        self.bonuses[seat][card] = bonus_of(*c);
+    }
+
     pub fn clear(&mut self) {
         *self = History::default();
     }
@@ -84,6 +94,26 @@ mod tests {
                     prop_assert_eq!(h.bonus(seat, card), bonus_of(count));
                 }
             }
+        }
+    }
+
+    proptest! {
+        /// Demoting a card divides its count by four, and leaves the others alone.
+        #[test]
+        fn demoting_quarters_the_count(
+            weights in proptest::collection::vec(0u32..=u32::MAX / 4, 1..8),
+            seat in 0usize..3,
+            card in 0u8..32,
+        ) {
+            let mut h = History::default();
+            for &w in &weights {
+                h.record(seat, card, w);
+                h.record(seat, card ^ 1, w);
+            }
+            let count = weights.iter().fold(0u32, |c, &w| c.saturating_add(w));
+            h.demote(seat, card);
+            prop_assert_eq!(h.bonus(seat, card), bonus_of(count / 4));
+            prop_assert_eq!(h.bonus(seat, card ^ 1), bonus_of(count));
         }
     }
 
