@@ -505,16 +505,9 @@ pub async fn run(
     cpu_row("a table each", |r| r.cost_2.cpu.as_deref());
     cpu_row("one table file", |r| r.cost_2_shared.cpu.as_deref());
     // The nodes: how much of a 2-worker row's loss is more work, not slower work.
-    let per_layout = |cost: fn(&Round) -> &Cost| {
-        median(
-            &mut rounds
-                .iter()
-                .map(|r| cost(r).nodes as f64)
-                .collect::<Vec<_>>(),
-        ) / f64::from(layouts)
-    };
-    let one = per_layout(|r| &r.cost_1);
-    let (each, shared) = (per_layout(|r| &r.cost_2), per_layout(|r| &r.cost_2_shared));
+    let one = median_of(|r| r.cost_1.nodes as f64) / f64::from(layouts);
+    let each = median_of(|r| r.cost_2.nodes as f64) / f64::from(layouts);
+    let shared = median_of(|r| r.cost_2_shared.nodes as f64) / f64::from(layouts);
     println!(
         "  nodes per layout: 1 worker {one:.1}; 2 with a table each {each:.1} ({:.3}x the work of 1, so at most {:.2}x at equal speed); on one table file {shared:.1} ({:.3}x)",
         each / one,
