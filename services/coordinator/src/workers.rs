@@ -8,9 +8,11 @@
 //! forgotten then; one drained with `DrainWorker` stays drained while it is up
 //! and is taken back once it has gone away and returns (a restart). Each
 //! worker gets a driver: it checks the worker with `Status`, then runs
-//! `slots_per_worker` slots (each a loop taking one lease at a time); a broken stream or a silent worker puts the
-//! lease back in the queue and the driver retries the worker with a backoff,
-//! so a worker that comes back rejoins.
+//! `slots_per_worker` slots (each a loop taking one lease at a time), and asks
+//! it for its `Status` every 2 s while it runs none of them; a broken stream, a
+//! silent worker or an unanswered `Status` puts the lease back in the queue and
+//! the driver retries the worker with a backoff, so a worker that comes back
+//! rejoins.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -427,6 +429,14 @@ fn client(channel: Transport) -> PreferansWorkerServiceClient<Transport> {
         .max_encoding_message_size(64 << 20)
 }
 
+/// How long a worker has to answer `Status`.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How often a worker running none of this coordinator's leases is asked for its
+/// status. With no call open nothing else would notice that its link was cut or
+/// its process frozen, until a job gave it a lease that then had to time out.
+const IDLE_PROBE_INTERVAL: Duration = Duration::from_secs(2);
+
 /// Connects and asks for the worker's status; records its tables.
 async fn check(
     worker: &Worker,
@@ -438,7 +448,16 @@ async fn check(
         .await
         .map_err(|e| classify(e.as_ref()))?;
     let mut client = client(channel);
-    let status = tokio::time::timeout(Duration::from_secs(5), client.status(pb::StatusRequest {}))
+    refresh_status(worker, &mut client).await?;
+    Ok(client)
+}
+
+/// Asks the worker for its status and records its tables, instance and table file.
+async fn refresh_status(
+    worker: &Worker,
+    client: &mut PreferansWorkerServiceClient<Transport>,
+) -> Result<(), Failure> {
+    let status = tokio::time::timeout(STATUS_TIMEOUT, client.status(pb::StatusRequest {}))
         .await
         .map_err(|_| Failure::Other("status timed out".into()))?
         .map_err(|status| classify(&status))?
@@ -455,8 +474,25 @@ async fn check(
     state.tables = tables;
     state.instance = status.instance;
     state.shared_table = status.shared_table;
-    drop(state);
-    Ok(client)
+    Ok(())
+}
+
+/// Asks the worker for its status every [`IDLE_PROBE_INTERVAL`] while it runs
+/// none of this coordinator's leases (a lease's stream has its own timeouts);
+/// returns why it failed to answer.
+async fn probe_while_idle(
+    worker: &Worker,
+    mut client: PreferansWorkerServiceClient<Transport>,
+) -> Failure {
+    loop {
+        tokio::time::sleep(IDLE_PROBE_INTERVAL).await;
+        if worker.state().busy_slots > 0 {
+            continue;
+        }
+        if let Err(failure) = refresh_status(worker, &mut client).await {
+            return failure;
+        }
+    }
 }
 
 /// The first wait before retrying a worker that is down or fails its leases; each
@@ -542,9 +578,16 @@ async fn drive(registry: Arc<Registry>, worker: Arc<Worker>) {
         // A drain ends the loops one by one as their leases finish. The first
         // failing loop, or forgetting the worker, ends them all: their leases
         // go back to the queue.
+        let probe = probe_while_idle(&worker, client);
+        tokio::pin!(probe);
         loop {
             let joined = tokio::select! {
                 _ = worker.stop.cancelled() => break,
+                failure = &mut probe => {
+                    // Checked again at once: it stays down until it answers.
+                    worker.mark_down(failure);
+                    break;
+                }
                 joined = tasks.join_next() => joined,
             };
             match joined {

@@ -222,6 +222,67 @@ async fn a_worker_killed_mid_job_loses_nothing_and_rejoins() {
     server.shutdown().await.unwrap();
 }
 
+/// Sends a signal to a worker process (`STOP` freezes it: its socket stays open
+/// and silent, as behind a cut link).
+fn signal(worker: &WorkerProcess, name: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{name}"), &worker.child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -{name}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_worker_that_goes_silent_is_marked_down_and_rejoins() {
+    let worker = WorkerProcess::start(&free_port());
+    wait_until_serving(&worker.addr).await;
+    let (server, mut client) = coordinator(vec![worker.addr.clone()], small_chunks()).await;
+    let addr = worker.addr.clone();
+    let state_is = |state: pb::WorkerState| {
+        let addr = addr.clone();
+        move |list: &[pb::WorkerInfo]| {
+            list.iter()
+                .any(|w| w.address == addr && w.state == state as i32)
+        }
+    };
+    deckhand::testing::wait_for_workers(
+        &mut client,
+        Duration::from_secs(20),
+        "the worker to be up",
+        state_is(pb::WorkerState::Idle),
+    )
+    .await;
+
+    // No job runs, so no lease would notice: the idle probe must.
+    signal(&worker, "STOP");
+    let frozen_at = Instant::now();
+    deckhand::testing::wait_for_workers(
+        &mut client,
+        Duration::from_secs(20),
+        "the frozen idle worker to be marked down",
+        state_is(pb::WorkerState::Down),
+    )
+    .await;
+    let noticed = frozen_at.elapsed();
+    // The probe's interval (2 s) and its status timeout (5 s), with slack.
+    assert!(
+        noticed < Duration::from_secs(12),
+        "noticed after {noticed:?}"
+    );
+
+    signal(&worker, "CONT");
+    deckhand::testing::wait_for_workers(
+        &mut client,
+        Duration::from_secs(20),
+        "the resumed worker to be up again",
+        state_is(pb::WorkerState::Idle),
+    )
+    .await;
+    let result = analyze(&mut client, request(0, 2_000), |_| {}).await;
+    assert_eq!(result.layouts, 2_000);
+    server.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_the_workers_and_the_queue_is_bounded() {
     let worker = WorkerProcess::start(&free_port());
