@@ -5,11 +5,12 @@ Each host is a Linux network namespace with its own address (10.77.0.x/24) on
 one bridge, which lives in a namespace of its own (the machine's own network is
 not touched). The coordinator, the workers and the client run there as real
 processes of the release build. Faults: a host's link set down (a partition:
-no reset, packets vanish), SIGSTOP/SIGCONT (a frozen host), SIGKILL (a crash),
-SIGTERM (a drain), a host added mid-job. Every scenario ends with the exact
-histogram of a full problem (standard.txt), so nothing was lost or counted
-twice, and reports the time to notice the fault, the time to finish against the
-healthy run, re-leases and duplicate leases (the coordinator's metrics).
+no reset, packets vanish; mid-job, and while no job runs), SIGSTOP/SIGCONT (a
+frozen host), SIGKILL (a crash), SIGTERM (a drain), a host added mid-job. Every
+scenario ends with the exact histogram of a full problem (standard.txt), so
+nothing was lost or counted twice, and reports the time to notice the fault, the
+time to finish against the healthy run, re-leases and duplicate leases (the
+coordinator's metrics).
 
 Everything it makes (namespaces, links, processes) is removed when it ends, also
 after a failure, Ctrl-C or SIGTERM. Needs root, `ip`, and the release binaries:
@@ -434,6 +435,27 @@ class Run:
         taken = batch.wait()
         return self.figures(c, batch, taken, notice, reused_after_heal_s=back and round(back, 1))
 
+    def idle_partition(self, c: Cluster) -> dict:
+        """w1 (a --workers worker) loses its link while no job runs: the coordinator's
+        Status probe of idle workers marks it down; healed, it is up and gets work."""
+        cut_at = time.time()
+        c.hosts.cut("w1")
+        notice = c.wait_for("the coordinator to notice", lambda: c.noticed(cut_at, WORKERS["w1"]),
+                            timeout=NOTICE_BOUND_SECS + 10)
+        state = c.list_workers()["w1"]["state"]
+        if state != "down":
+            raise AssertionError(f"w1 is {state} after its cut was noticed")
+        c.hosts.heal("w1")
+        healed_at = time.time()
+        c.wait_workers_up(["w1"])
+        up_after_heal = time.time() - healed_at
+        solved = c.list_workers()["w1"]["solved"]
+        batch = Batch(c, self.problem, self.copies(10), "after")
+        taken = batch.wait()
+        if c.list_workers()["w1"]["solved"] <= solved:
+            raise AssertionError("w1 got no work after it came back")
+        return self.figures(c, batch, taken, notice, up_after_heal_s=round(up_after_heal, 1))
+
     def frozen(self, c: Cluster) -> dict:
         """w2 (registered) is frozen with SIGSTOP for 20 s (past the heartbeat timeout), then resumed."""
         batch = Batch(c, self.problem, self.copies(60))
@@ -594,8 +616,8 @@ class Run:
         return {"problems": count, "results_exact": True}
 
 
-SCENARIOS = ["healthy", "partition", "frozen", "crash", "scale_out", "scale_in",
-             "rolling_restart", "client_cut"]
+SCENARIOS = ["healthy", "partition", "idle_partition", "frozen", "crash", "scale_out",
+             "scale_in", "rolling_restart", "client_cut"]
 
 
 def main() -> int:
