@@ -25,6 +25,10 @@
 //! ratio within 0.04 of the layouts/s ratio in each; both workers on one table file
 //! did 0.99× to 1.23× one worker's CPU seconds, for the same work.)
 //!
+//! So is this process's CPU time meanwhile, the coordinator's and the client's, which
+//! on one host would be taken from the workers (preferansRu7: 0.05 s of a 3 s
+//! analysis).
+//!
 //! The workers' search nodes (from their Status) are shown too: the work of 2 workers
 //! against 1's, whatever the host's speed. Twice one worker's nodes over two workers'
 //! bounds what 2 workers can reach running as fast per node as one.
@@ -66,11 +70,17 @@ impl WorkerProcess {
     /// CPU seconds (user and kernel, all threads) the worker has used so far, from
     /// /proc in 10 ms ticks; None where unreadable (not Linux).
     fn cpu_seconds(&self) -> Option<f64> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.0.id())).ok()?;
-        // SAFETY: sysconf only reads a configuration value.
-        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-        Some(cpu_ticks(&stat)? / per_second)
+        cpu_seconds(&self.0.id().to_string())
     }
+}
+
+/// CPU seconds process `pid` ("self": this one) has used so far, as
+/// [`WorkerProcess::cpu_seconds`].
+fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    Some(cpu_ticks(&stat)? / per_second)
 }
 
 /// User and kernel clock ticks from a /proc/PID/stat line: its fields 14 and 15,
@@ -90,6 +100,9 @@ struct Cost {
     cpu: Option<Vec<f64>>,
     /// Search nodes of all the workers together: the work, whatever the host's speed.
     nodes: u64,
+    /// CPU seconds of this process meanwhile: the coordinator and the client, which on
+    /// one host take them from the workers.
+    coordinator_cpu: Option<f64>,
 }
 
 /// What `workers` spent while `work` ran, and `work`'s answer.
@@ -104,12 +117,21 @@ async fn with_cost<T>(
             .collect::<Option<Vec<f64>>>()
     };
     let (cpu_before, nodes_before) = (cpu(), search_nodes(workers).await?);
+    let own_before = cpu_seconds("self");
     let answer = work.await?;
+    let coordinator_cpu = own_before.zip(cpu_seconds("self")).map(|(b, a)| a - b);
     let nodes = search_nodes(workers).await? - nodes_before;
     let cpu = cpu_before
         .zip(cpu())
         .map(|(before, after)| after.iter().zip(&before).map(|(a, b)| a - b).collect());
-    Ok((answer, Cost { cpu, nodes }))
+    Ok((
+        answer,
+        Cost {
+            cpu,
+            nodes,
+            coordinator_cpu,
+        },
+    ))
 }
 
 /// The search nodes of all `workers`' threads, once none is busy (a thread's count is
@@ -504,6 +526,17 @@ pub async fn run(
     };
     cpu_row("a table each", |r| r.cost_2.cpu.as_deref());
     cpu_row("one table file", |r| r.cost_2_shared.cpu.as_deref());
+    if rounds.iter().all(|r| r.cost_1.coordinator_cpu.is_some()) {
+        let own = |r: &Round| r.cost_1.coordinator_cpu.unwrap_or(0.0);
+        let own_2 = |r: &Round| r.cost_2.coordinator_cpu.unwrap_or(0.0);
+        let own_2_shared = |r: &Round| r.cost_2_shared.coordinator_cpu.unwrap_or(0.0);
+        println!(
+            "  CPU of the coordinator and client (this process): with 1 worker {:.2} s, 2 with a table each {:.2} s, 2 on one table file {:.2} s",
+            median_of(own),
+            median_of(own_2),
+            median_of(own_2_shared)
+        );
+    }
     // The nodes: how much of a 2-worker row's loss is more work, not slower work.
     let one = median_of(|r| r.cost_1.nodes as f64) / f64::from(layouts);
     let each = median_of(|r| r.cost_2.nodes as f64) / f64::from(layouts);
