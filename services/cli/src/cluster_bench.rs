@@ -527,14 +527,11 @@ pub async fn run(
     cpu_row("a table each", |r| r.cost_2.cpu.as_deref());
     cpu_row("one table file", |r| r.cost_2_shared.cpu.as_deref());
     if rounds.iter().all(|r| r.cost_1.coordinator_cpu.is_some()) {
-        let own = |r: &Round| r.cost_1.coordinator_cpu.unwrap_or(0.0);
-        let own_2 = |r: &Round| r.cost_2.coordinator_cpu.unwrap_or(0.0);
-        let own_2_shared = |r: &Round| r.cost_2_shared.coordinator_cpu.unwrap_or(0.0);
         println!(
             "  CPU of the coordinator and client (this process): with 1 worker {:.2} s, 2 with a table each {:.2} s, 2 on one table file {:.2} s",
-            median_of(own),
-            median_of(own_2),
-            median_of(own_2_shared)
+            median_of(|r| r.cost_1.coordinator_cpu.unwrap_or(0.0)),
+            median_of(|r| r.cost_2.coordinator_cpu.unwrap_or(0.0)),
+            median_of(|r| r.cost_2_shared.coordinator_cpu.unwrap_or(0.0))
         );
     }
     // The nodes: how much of a 2-worker row's loss is more work, not slower work.
