@@ -13,11 +13,13 @@
 //! against a declarer without trumps, the defenders' run of a suit it is void in (see
 //! [`void_suit_run`]).
 //!
-//! One more settles only whether the declarer takes a trick more: the defenders must at
+//! Two more settle only whether the declarer takes a trick more: the defenders must at
 //! last lead a suit where it holds the top card, or a card behind the defender holding
-//! the higher ones (see [`declarer_wins_a_forced_lead`]).
+//! the higher ones (see [`declarer_wins_a_forced_lead`]); or a defender who keeps the
+//! lead must at last lead a card below the declarer's highest of its suit (see
+//! [`declarer_wins_a_stranded_lead`]).
 
-use super::rules::{seat_after, suit_len, suit_mask, suit_pair_table};
+use super::rules::{fill_up_suits, seat_after, suit_len, suit_mask, suit_pair_table};
 
 /// Length of the run of top live cards of suit `s` held in `mine`.
 #[inline(always)]
@@ -164,6 +166,51 @@ pub(crate) fn declarer_wins_a_forced_lead(hands: &[u32; 3], declarer: usize) -> 
     let forced = ((longer | 0x1010_1010) - surplus * 0x0101_0101 - needed) & 0x1010_1010;
     let held = ((suit_lengths(decl) | 0x1010_1010) - needed) & 0x1010_1010;
     forced & held & (candidates >> 3) != 0
+}
+
+/// A defender on lead in a trump or no-trump game whose partner can never win a trick
+/// it leads: whether the declarer then surely wins one.
+///
+/// The partner holds no trump, and in each suit of the leader only cards below the
+/// leader's lowest of it: on the leader's lead it can neither beat the card led nor
+/// ruff. So while the declarer takes no trick, the leader wins every trick and leads
+/// the next, and in the end leads every card it holds. The declarer's highest card
+/// `d` of a suit wins when the leader leads a card of that suit below `d` (the
+/// partner's cards of it are lower still). The declarer plays low on the leader's `k`
+/// cards above `d` and keeps `d` for that lead, so it needs `k + 1` cards of the suit.
+/// It parts with one of them otherwise only by discarding when its hand is all of
+/// that suit and another suit is led: the leader then holds no more cards of the suit
+/// than the declarer keeps, among them the lower one and what is left of the `k`.
+///
+/// In trump games, where class entries (see tt.rs) may rest on the answer, no suit
+/// may have tail cards (`tail`, the position's [`tail_cards`](super::tt::tail_cards))
+/// in both defenders' hands, so that every class mate gets the same answer: a class
+/// mate deals each defender as many of a suit's tail cards, and those are below all
+/// other cards of the suit; the leader's cards above `d` are never tail cards.
+#[inline(always)]
+pub(crate) fn declarer_wins_a_stranded_lead(
+    hands: &[u32; 3],
+    leader: usize,
+    declarer: usize,
+    trumps: u32,
+    tail: u32,
+) -> bool {
+    let lead = hands[leader];
+    let partner = hands[3 - leader - declarer];
+    let decl = hands[declarer];
+    // The leader's cards of each suit it holds, and every card above its lowest.
+    if partner & (trumps | fill_up_suits(lead, u32::MAX)) != 0 {
+        return false;
+    }
+    if trumps != 0 && nonzero_bytes(lead & tail) & nonzero_bytes(partner & tail) != 0 {
+        return false;
+    }
+    let beaten = at_or_below(decl);
+    let led_below = nonzero_bytes(lead & beaten);
+    // Per suit, `k + 1`; at most 8, so no byte below borrows from the next.
+    let needed = suit_lengths(lead & !beaten) + 0x0101_0101;
+    let held = ((suit_lengths(decl) | 0x1010_1010) - needed) & 0x1010_1010;
+    held & (led_below >> 3) != 0
 }
 
 /// Per suit, the cards at or below one of `cards` (toward the suit's lowest card, the
@@ -491,6 +538,7 @@ mod tests {
 
     use super::super::rules::{legal, trick_winner};
     use super::super::search::tests::{class_mate, position, strain_masks};
+    use super::super::tt::tail_cards;
     use super::*;
 
     /// Declarer tricks under best play by plain minimax over every legal card.
@@ -624,6 +672,70 @@ mod tests {
             let mate = class_mate(hands, declarer, seed);
             prop_assert_eq!(bounds(&mate, n as u32, leader, declarer, trumps), (lo, hi));
         }
+    }
+
+    /// A stranded leader wins the declarer a trick, against plain minimax, on deals where
+    /// the leader's partner holds only the lower half of each suit, so that the rule
+    /// often applies; and every class mate gets the same answer in trump games.
+    #[test]
+    fn stranded_leads_hold_the_minimax_value() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let (mut applied, mut dealt) = (0, 0);
+        while dealt < 40_000 {
+            let (trumps, _) = strain_masks(next(5) as u32);
+            let n = 1 + next(5) as usize;
+            let (leader, declarer) = (next(3) as usize, next(3) as usize);
+            if leader == declarer {
+                continue;
+            }
+            let mut deck: Vec<u8> = (0..32).collect();
+            for i in (1..deck.len()).rev() {
+                deck.swap(i, next(i as u64 + 1) as usize);
+            }
+            let partner = 3 - leader - declarer;
+            let mut hands = [0u32; 3];
+            for &c in deck.iter().filter(|&&c| c % 8 >= 4).take(n) {
+                hands[partner] |= 1 << c;
+            }
+            let partner_cards = hands[partner];
+            let mut rest = deck.iter().filter(|&&c| partner_cards & (1 << c) == 0);
+            for seat in [leader, declarer] {
+                for &c in rest.by_ref().take(n) {
+                    hands[seat] |= 1 << c;
+                }
+            }
+            dealt += 1;
+            let live = hands[0] | hands[1] | hands[2];
+            let tail = tail_cards(hands[declarer], live);
+            let stranded = declarer_wins_a_stranded_lead(&hands, leader, declarer, trumps, tail);
+            if stranded {
+                applied += 1;
+                let exact = minimax(&mut hands.clone(), leader, declarer, trumps);
+                assert!(
+                    exact >= 1,
+                    "{hands:x?}, {leader} leads: the declarer takes 0"
+                );
+            }
+            if trumps != 0 {
+                let mate = class_mate(hands, declarer, x);
+                let mate_tail = tail_cards(mate[declarer], live);
+                assert_eq!(
+                    declarer_wins_a_stranded_lead(&mate, leader, declarer, trumps, mate_tail),
+                    stranded,
+                    "{hands:x?} against its class mate {mate:x?}"
+                );
+            }
+        }
+        assert!(
+            applied > 1000,
+            "the rule applied to {applied} of {dealt} deals"
+        );
     }
 
     /// Leads forced into the declarer's top card and into its king behind the ace, and
