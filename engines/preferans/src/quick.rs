@@ -723,7 +723,7 @@ mod tests {
                 );
             }
             if trumps != 0 {
-                let mate = class_mate(hands, declarer, x);
+                let mate = class_mate(hands, declarer, next(u64::MAX));
                 let mate_tail = tail_cards(mate[declarer], live);
                 assert_eq!(
                     declarer_wins_a_stranded_lead(&mate, leader, declarer, trumps, mate_tail),
