@@ -182,6 +182,12 @@ pub(crate) fn declarer_wins_a_forced_lead(hands: &[u32; 3], declarer: usize) -> 
 /// that suit and another suit is led: the leader then holds no more cards of the suit
 /// than the declarer keeps, among them the lower one and what is left of the `k`.
 ///
+/// The partner may also hold higher cards in one suit of the leader, if that is the
+/// suit the declarer wins in and the partner holds nothing above `d` there: a lead of
+/// it above `d` is above all the partner's cards of it, and on one below `d` the
+/// declarer plays `d` and wins, whatever the partner plays. (Two such suits would ask
+/// the declarer to keep both, which a discard may prevent.)
+///
 /// In trump games, where class entries (see tt.rs) may rest on the answer, no suit
 /// may have tail cards (`tail`, the position's [`tail_cards`](super::tt::tail_cards))
 /// in both defenders' hands, so that every class mate gets the same answer: a class
@@ -198,8 +204,12 @@ pub(crate) fn declarer_wins_a_stranded_lead(
     let lead = hands[leader];
     let partner = hands[3 - leader - declarer];
     let decl = hands[declarer];
-    // The leader's cards of each suit it holds, and every card above its lowest.
-    if partner & (trumps | fill_up_suits(lead, u32::MAX)) != 0 {
+    if partner & trumps != 0 {
+        return false;
+    }
+    // The suits where the partner holds a card above the leader's lowest.
+    let overtaken = nonzero_bytes(partner & fill_up_suits(lead, u32::MAX));
+    if overtaken & overtaken.wrapping_sub(1) != 0 {
         return false;
     }
     if trumps != 0 && nonzero_bytes(lead & tail) & nonzero_bytes(partner & tail) != 0 {
@@ -210,7 +220,13 @@ pub(crate) fn declarer_wins_a_stranded_lead(
     // Per suit, `k + 1`; at most 8, so no byte below borrows from the next.
     let needed = suit_lengths(lead & !beaten) + 0x0101_0101;
     let held = ((suit_lengths(decl) | 0x1010_1010) - needed) & 0x1010_1010;
-    held & (led_below >> 3) != 0
+    let wins = held & (led_below >> 3);
+    if overtaken == 0 {
+        return wins != 0;
+    }
+    // The partner's one suit above the leader's lowest: it must hold nothing above `d`.
+    let above_declarer = nonzero_bytes(partner & !beaten);
+    wins & (overtaken >> 3) & !(above_declarer >> 3) != 0
 }
 
 /// Per suit, the cards at or below one of `cards` (toward the suit's lowest card, the
@@ -676,7 +692,8 @@ mod tests {
 
     /// A stranded leader wins the declarer a trick, against plain minimax, on deals where
     /// the leader's partner holds only the lower half of each suit, so that the rule
-    /// often applies; and every class mate gets the same answer in trump games.
+    /// often applies (its form with one suit where the partner holds higher cards too);
+    /// and every class mate gets the same answer in trump games.
     #[test]
     fn stranded_leads_hold_the_minimax_value() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
