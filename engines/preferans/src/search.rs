@@ -339,8 +339,8 @@ impl<'t> Search<'t> {
         // trump and no-trump views (`bench preferans --random 60`, misère views aside,
         // 10,000 layouts each), geometric means: seeds 7 and 101 trump 7.2% fewer,
         // no-trump 12.4%; seed 11 trump 7.0%, no-trump 22.4%; one view over 5% more
-        // (`6H`, W leads, `*AKT987.*A.QJ97.T`: 27.0 -> 38.3; on all layouts 49.6 ->
-        // 53.5). All layouts: preferansRu1 79.7 -> 75.7, Ru7 523.3 -> 510.4,
+        // (`6H`, W leads, `*AKT987.*A.QJ97.T`: 27.0 -> 38.2; on all layouts 49.6 ->
+        // 54.2). All layouts: preferansRu1 79.7 -> 75.7, Ru7 523.3 -> 510.4,
         // solvealldeals3 81.7 -> 81.3, the other trump problems equal. Instructions
         // (callgrind, 5,000 layouts): `6NT`, W leads, `T8.KT87.KT9.*K*Q7` 40% fewer,
         // `6H`, W leads, `KQ98.T7.*87.J9*87` 9.1%, Ru7 5.3%, solvealldeals3 1.1%, Ru4
