@@ -336,9 +336,9 @@ impl<'t> Search<'t> {
         }
         // The same question, against a defender who keeps the lead to the end: its
         // partner can neither beat nor ruff what it leads. Nodes per layout on random
-        // trump and no-trump views (`bench preferans --random 60`, misère views aside,
-        // 10,000 layouts each), geometric means: seeds 7 and 101 trump 7.2% fewer,
-        // no-trump 12.4%; seed 11 trump 7.0%, no-trump 22.4%; one view over 5% more
+        // trump and no-trump views (a scratch generator's 60 views a seed, misère views
+        // aside, 10,000 layouts each), geometric means: seeds 7 and 101 trump 7.2%
+        // fewer, no-trump 12.4%; seed 11 trump 7.0%, no-trump 22.4%; one view over 5% more
         // (`6H`, W leads, `*AKT987.*A.QJ97.T`: 27.0 -> 38.2; on all layouts 49.6 ->
         // 54.2). All layouts: preferansRu1 79.7 -> 75.7, Ru7 523.3 -> 510.4,
         // solvealldeals3 81.7 -> 81.3, the other trump problems equal. Instructions
