@@ -119,7 +119,7 @@ impl Solver {
             tt_hits: self.tt.hits,
             tt_stores: self.tt.stores,
             tt_used: self.tt.table().used(),
-            tt_capacity: self.tt.table().capacity(),
+            tt_capacity: self.tt.capacity(),
             solves: self.solves,
         }
     }

@@ -27,7 +27,7 @@ const MAGIC: u64 = u64::from_le_bytes(*b"DHPREFTT");
 /// and the strain tags. Bump it with any change to them, so that a file written by
 /// another build is refused rather than read wrongly (`tt::tests::format_is_pinned`
 /// fails until then).
-pub(crate) const TABLE_FORMAT: u64 = 5;
+pub(crate) const TABLE_FORMAT: u64 = 6;
 
 #[repr(C)]
 pub(crate) struct Header {

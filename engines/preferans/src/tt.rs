@@ -8,7 +8,9 @@
 //! (or classes) ever share an entry. An entry holds a lower and an upper bound on the
 //! declarer's tricks in the remaining tricks, plus the best lead seen, in 8 bytes: a
 //! bucket holds 8, with a reliance word for each (see [`reliance_word`]) in a second
-//! cache line.
+//! cache line. Searches without class entries (misère and no-trump) write no reliance
+//! words, so their entries use both lines of a bucket as lines of 8 slots each, a tag
+//! bit picking the line: twice the entries in the same memory (see [`Bucket`]).
 //!
 //! A class entry holds for every position of its class: two positions are in one class
 //! when they differ only in which defender holds which of the cards below the
@@ -131,14 +133,42 @@ const STRAIN_SHIFT: u32 = 18;
 /// a class's, and the strain.
 const MATCH_BITS: u64 = !0 << DATA_BITS | 1 << CLASS_SHIFT | 7 << STRAIN_SHIFT;
 
-/// Eight slots, and a reliance word per slot (see [`reliance_word`]): two cache lines,
-/// of which a probe reads the first, and a probe of a position's own entry in a class
-/// search the second too.
+/// Two cache lines of eight words. In a trump game (a search with class entries) the
+/// first holds the slots and the second a reliance word per slot (see
+/// [`reliance_word`]); a probe reads the first, and a probe of a position's own entry
+/// the second too. In misère and no-trump games both lines hold slots: an entry's line
+/// is its identity's top bit (a tag bit, so bucket, line and tag still name the entry
+/// exactly), and a probe reads that line only.
+///
+/// Both uses share one table (a worker's table serves every strain in turn), kept
+/// apart by [`RELIANCE_MARK`]: a reliance word never reads as a slot of misère or
+/// no-trump, nor their slot as a reliance word. Where one overwrites the other, an
+/// entry is lost or its reliance word is (every tail card then counts as relied on):
+/// time, never a wrong bound.
+///
+/// Against the second line left empty, on all layouts of the 60 random views of
+/// `deckhand bench preferans --random 60 --seed 7` (both binaries at once, one core
+/// each): misère 1,532.8 -> 1,323.8 nodes per layout and 81.7 -> 71.4 s (the costliest
+/// view, `*QJ*T.K87.KT8.KQ9`, 4,053.5 -> 3,186.2: its table fills long before the
+/// end), no-trump 207.7 -> 204.8, trump unchanged. A probe reading both lines (16
+/// ways) took 1,321.3 nodes per layout but more time than before (79.2 s against
+/// 77.1 s).
 #[repr(C, align(128))]
 #[derive(Default)]
 pub(crate) struct Bucket {
-    slots: [AtomicU64; WAYS],
-    reliance: [AtomicU64; WAYS],
+    lines: [[AtomicU64; WAYS]; 2],
+}
+
+impl Bucket {
+    #[inline(always)]
+    fn slots(&self) -> &[AtomicU64; WAYS] {
+        &self.lines[0]
+    }
+
+    #[inline(always)]
+    fn reliance(&self) -> &[AtomicU64; WAYS] {
+        &self.lines[1]
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 128);
@@ -149,26 +179,36 @@ const _: () = assert!(std::mem::size_of::<Bucket>() == 128);
 /// `lo..=hi` that rely on these tail cards". So it counts for a slot only when its tag,
 /// strain and bounds are the slot's; otherwise (an older entry's word, or a store of
 /// another thread in between) every tail card counts as relied on, as before reliance
-/// words. Its 25 low bits: `lo` (4), `hi` (4), the strain (3) and the relied cards'
-/// [`relied_code`] ([`RELIED_BITS`]); the tag above them, as in the slot word.
+/// words. Its 25 low bits: `lo` (4), `hi` (4), the trump suit (2, from the strain's
+/// tag), and the relied cards' [`relied_code`] ([`RELIED_BITS`]) in bit 10 and bits
+/// 12-24, around [`RELIANCE_MARK`]; the tag above them, as in the slot word.
 #[inline(always)]
 fn reliance_word(tag_bits: u64, strain: u8, lo: u8, hi: u8, code: u32) -> u64 {
+    let code = u64::from(code & RELIED_ALL);
     tag_bits
-        | u64::from(code & RELIED_ALL) << 11
-        | u64::from(strain & 7) << 8
+        | (code >> 1) << 12
+        | RELIANCE_MARK
+        | (code & 1) << 10
+        | u64::from(strain.wrapping_sub(1) & 3) << 8
         | u64::from(hi & 15) << 4
         | u64::from(lo & 15)
 }
 
+/// Set in every reliance word, at the slot word's class bit, which is clear in every
+/// slot of a misère or no-trump search (they have no class entries): so neither reads
+/// as the other in a bucket's second line (see [`Bucket`]).
+const RELIANCE_MARK: u64 = 1 << CLASS_SHIFT;
+
 /// The bits of a reliance word other than its relied code.
-const RELIANCE_MATCH_BITS: u64 = !((RELIED_ALL as u64) << 11);
+const RELIANCE_MATCH_BITS: u64 = !((RELIED_ALL as u64 >> 1) << 12 | 1 << 10);
 
 /// The relied code `word` holds for the entry of `tag_bits` with bounds `lo..=hi` in
 /// `strain`, when it is that entry's reliance word (see [`reliance_word`]).
 #[inline(always)]
 fn reliance_code(word: u64, tag_bits: u64, strain: u8, lo: u8, hi: u8) -> Option<u32> {
     let said = reliance_word(tag_bits, strain, lo, hi, 0);
-    (word & RELIANCE_MATCH_BITS == said).then_some((word >> 11) as u32 & RELIED_ALL)
+    let code = (word >> 12) << 1 | (word >> 10) & 1;
+    (word & RELIANCE_MATCH_BITS == said).then_some(code as u32 & RELIED_ALL)
 }
 
 /// Tail cards a reliance word names one by one: the first [`RELIED_BITS`] of the
@@ -289,7 +329,7 @@ impl Table {
         self.buckets.header()
     }
 
-    /// Slots of the whole table.
+    /// Slots of the whole table, one line a bucket (a trump game's).
     pub fn capacity(&self) -> usize {
         self.buckets.len() * WAYS
     }
@@ -309,7 +349,7 @@ impl Table {
         let in_use = self.mask() + 1;
         for slot in self.buckets[..in_use]
             .iter()
-            .flat_map(|b| b.slots.iter().chain(&b.reliance))
+            .flat_map(|b| b.lines.iter().flatten())
         {
             slot.store(0, Relaxed);
         }
@@ -351,18 +391,35 @@ impl Table {
         }
         if self.mask() == mask {
             let bit = count.trailing_zeros() - INDEX_BITS;
+            let moves = |word: u64| word != 0 && (word >> DATA_BITS >> bit) & 1 != 0;
             for (j, bucket) in self.buckets[..count].iter().enumerate() {
-                for (slot, reliance) in bucket.slots.iter().zip(&bucket.reliance) {
+                let target = &self.buckets[j + count];
+                for (slot, second) in bucket.slots().iter().zip(bucket.reliance()) {
                     let word = slot.load(Relaxed);
-                    if word == 0 || (word >> DATA_BITS >> bit) & 1 == 0 {
+                    if !moves(word) {
                         continue;
                     }
-                    // The reliance word moves with its slot (j and j + count share the
-                    // identity bits below the tag, which it names the position by).
-                    let target = &self.buckets[j + count];
-                    if let Some(free) = target.slots.iter().position(|s| s.load(Relaxed) == 0) {
-                        target.reliance[free].store(reliance.load(Relaxed), Relaxed);
-                        target.slots[free].store(word, Relaxed);
+                    let free = target.slots().iter().position(|s| s.load(Relaxed) == 0);
+                    if let Some(free) = free {
+                        // A reliance word moves with its slot (j and j + count share the
+                        // identity bits below the tag, which it names the position by).
+                        let second = second.load(Relaxed);
+                        if second & RELIANCE_MARK != 0 {
+                            target.reliance()[free].store(second, Relaxed);
+                        }
+                        target.slots()[free].store(word, Relaxed);
+                    }
+                    slot.store(0, Relaxed);
+                }
+                // The second line's own entries, of misère and no-trump searches.
+                for slot in bucket.reliance() {
+                    let word = slot.load(Relaxed);
+                    if word & RELIANCE_MARK != 0 || !moves(word) {
+                        continue;
+                    }
+                    let free = target.reliance().iter().find(|s| s.load(Relaxed) == 0);
+                    if let Some(free) = free {
+                        free.store(word, Relaxed);
                     }
                     slot.store(0, Relaxed);
                 }
@@ -432,6 +489,9 @@ pub(crate) struct TableHandle {
     generation: u8,
     /// Tag of the strain being searched.
     strain: u8,
+    /// Whether the strain's entries use both lines of a bucket as slots (misère and
+    /// no-trump: searches without class entries; see [`Bucket`]).
+    both_lines: bool,
     /// Tag of the cards out of play in the positions being searched.
     scope: u8,
     pub probes: u64,
@@ -449,6 +509,7 @@ impl TableHandle {
             table,
             generation: 0,
             strain: 0,
+            both_lines: false,
             scope: 0,
             probes: 0,
             hits: 0,
@@ -465,9 +526,16 @@ impl TableHandle {
         self.table.clone()
     }
 
+    /// Entries the whole table holds for the strain searched: misère and no-trump
+    /// entries use both lines of a bucket (see [`Bucket`]).
+    pub fn capacity(&self) -> usize {
+        self.table.capacity() << usize::from(self.both_lines)
+    }
+
     /// Entries are read and written for `strain` from now on.
     pub fn set_strain(&mut self, strain: Strain) {
         self.strain = strain_tag(strain);
+        self.both_lines = !matches!(strain, Strain::Trump(_));
     }
 
     /// Entries are stored for positions whose out-of-play cards (in no hand and not on
@@ -511,15 +579,17 @@ impl TableHandle {
         self.mask = self.table.mask();
     }
 
-    /// The bucket of an entry among the buckets in use, and the bits its slot must
-    /// match: the tag, the class bit and the strain.
+    /// The bucket of an entry among the buckets in use, the line of it that holds its
+    /// slot (see [`Bucket`]), and the bits its slot must match: the tag, the class bit
+    /// and the strain.
     #[inline(always)]
-    fn place(&self, entry: Entry) -> (usize, u64) {
+    fn place(&self, entry: Entry) -> (usize, usize, u64) {
         let m = entry.0.get() & IDENTITY_MASK;
         let want = (m >> INDEX_BITS) << DATA_BITS
             | u64::from(entry.is_class()) << CLASS_SHIFT
             | u64::from(self.strain) << STRAIN_SHIFT;
-        (m as usize & self.mask, want)
+        let line = usize::from(self.both_lines) & (m >> (IDENTITY_BITS - 1)) as usize;
+        (m as usize & self.mask, line, want)
     }
 
     /// Starts loading the bucket of a position that is about to be probed, and with
@@ -531,19 +601,21 @@ impl TableHandle {
     pub fn prefetch(&self, entry: Entry, reliance: bool) {
         #[cfg(target_arch = "x86_64")]
         {
+            let (bucket, line, _) = self.place(entry);
             let ptr = self
                 .table
                 .buckets
                 .as_ptr()
-                .wrapping_add(self.place(entry).0);
+                .wrapping_add(bucket)
+                .cast::<i8>();
+            let line_bytes = std::mem::size_of::<[AtomicU64; WAYS]>();
             // SAFETY: prefetching is a hint; it never faults, even on a bad address.
             #[allow(unused_unsafe)]
             unsafe {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch::<_MM_HINT_T0>(ptr.cast());
+                _mm_prefetch::<_MM_HINT_T0>(ptr.wrapping_add(line * line_bytes));
                 if reliance {
-                    let words = std::mem::offset_of!(Bucket, reliance);
-                    _mm_prefetch::<_MM_HINT_T0>(ptr.cast::<i8>().wrapping_add(words));
+                    _mm_prefetch::<_MM_HINT_T0>(ptr.wrapping_add(line_bytes));
                 }
             }
         }
@@ -554,8 +626,8 @@ impl TableHandle {
     /// What the table holds for `entry` in the strain searched, if anything.
     #[inline(always)]
     pub fn probe(&mut self, entry: Entry) -> Option<Probe> {
-        let (bucket, want) = self.place(entry);
-        let (word, _) = self.find(bucket, want)?;
+        let (bucket, line, want) = self.place(entry);
+        let (word, _) = self.find(bucket, line, want)?;
         Some(Probe::of(word))
     }
 
@@ -564,25 +636,28 @@ impl TableHandle {
     /// names, or all of them.
     #[inline(always)]
     pub fn probe_own(&mut self, entry: Entry, tail: u32) -> Option<(Probe, u32)> {
-        let (bucket, want) = self.place(entry);
-        let (word, way) = self.find(bucket, want)?;
+        let (bucket, line, want) = self.place(entry);
+        debug_assert_eq!(line, 0, "only trump games have reliance words");
+        let (word, way) = self.find(bucket, line, want)?;
         let d = Data::unpack(word);
-        let reliance = self.table.buckets[bucket].reliance[way].load(Relaxed);
+        let reliance = self.table.buckets[bucket].reliance()[way].load(Relaxed);
         let relied = reliance_code(reliance, want & !0 << DATA_BITS, self.strain, d.lo, d.hi)
             .map_or(tail, |code| relied_cards(code, tail));
         Some((Probe::of(word), relied))
     }
 
-    /// The word and way of the slot of `bucket` whose tag, class bit and strain are
-    /// `want`'s (an empty slot, the zero word, has no strain). All eight are read and
+    /// The word and way of the slot in `line` of `bucket` whose tag, class bit and
+    /// strain are `want`'s (an empty slot, the zero word, has no strain; a reliance word
+    /// has [`RELIANCE_MARK`], where `want` of a line-1 entry has a clear class bit). All
+    /// eight are read and
     /// the match is kept by a conditional move: where it sits is data, and a branch on
     /// it mispredicts (a plain `if` compiled to one once the search probed two entries
     /// per position).
     #[inline(always)]
-    fn find(&mut self, bucket: usize, want: u64) -> Option<(u64, usize)> {
+    fn find(&mut self, bucket: usize, line: usize, want: u64) -> Option<(u64, usize)> {
         self.probes += 1;
         let (mut found, mut way) = (0, 0);
-        for (i, slot) in self.table.buckets[bucket].slots.iter().enumerate() {
+        for (i, slot) in self.table.buckets[bucket].lines[line].iter().enumerate() {
             let word = slot.load(Relaxed);
             let matches = (word ^ want) & MATCH_BITS == 0;
             found = select_unpredictable(matches, word, found);
@@ -610,30 +685,30 @@ impl TableHandle {
         relied: Option<u32>,
     ) {
         self.stores += 1;
-        let (bucket, want) = self.place(entry);
+        let (bucket, line, want) = self.place(entry);
         let tag_bits = want & !0 << DATA_BITS;
         let generation = self.generation;
-        let Bucket {
-            slots: bucket,
-            reliance,
-        } = &self.table.buckets[bucket];
+        let bucket = &self.table.buckets[bucket];
+        let (slots, reliance) = (&bucket.lines[line], bucket.reliance());
         // As in `probe`, the slot of this entry is found without a branch on where it
         // sits; so is the victim, should there be none.
         let (mut matched, mut matched_word) = (WAYS, 0);
         let mut victim = 0;
         let mut victim_score = i32::MAX;
-        for (i, slot) in bucket.iter().enumerate() {
+        for (i, slot) in slots.iter().enumerate() {
             let word = slot.load(Relaxed);
             let matches = (word ^ want) & MATCH_BITS == 0;
             matched = select_unpredictable(matches, i, matched);
             matched_word = select_unpredictable(matches, word, matched_word);
-            // Prefer empty slots, then other scopes' entries, then stale generations,
-            // then the shallowest entry.
+            // Prefer empty slots, then other scopes' entries (and in misère and
+            // no-trump, trump games' class entries and reliance words), then stale
+            // generations, then the shallowest entry.
             let d = Data::unpack(word);
             let age = i32::from(generation.wrapping_sub(d.generation) & 7);
+            let foreign = d.strain != self.strain || d.class && self.both_lines;
             let score = if word == 0 {
                 -1000
-            } else if d.strain != self.strain || d.scope != self.scope {
+            } else if foreign || d.scope != self.scope {
                 -500 + i32::from(d.tricks)
             } else {
                 i32::from(d.tricks) * 2 - age * 4
@@ -643,7 +718,11 @@ impl TableHandle {
                 victim = i;
             }
         }
-        if let Some(slot) = bucket.get(matched) {
+        debug_assert!(
+            relied.is_none() || line == 0,
+            "reliance words pair with line 0"
+        );
+        if let Some(slot) = slots.get(matched) {
             // The word read above: another thread may have put another position there
             // since, and its bounds must not be merged under this tag.
             let d = Data::unpack(matched_word);
@@ -675,7 +754,7 @@ impl TableHandle {
             slot.store(tag_bits | merged.pack(), Relaxed);
             return;
         }
-        let slot = &bucket[victim];
+        let slot = &slots[victim];
         if slot.load(Relaxed) == 0 {
             self.filled += 1;
         }
@@ -852,11 +931,11 @@ pub(super) mod tests {
     fn new_table_is_empty_and_stores() {
         // Smaller than the least table: rounded up to it.
         let mut t = TableHandle::new(Arc::new(Table::new(1 << 20)));
-        assert!(t
-            .table()
-            .buckets
+        assert!(t.table().buckets.iter().all(|b| b
+            .lines
             .iter()
-            .all(|b| b.slots.iter().all(|s| s.load(Relaxed) == 0)));
+            .flatten()
+            .all(|s| s.load(Relaxed) == 0)));
         assert_eq!(t.table().capacity(), MIN_BUCKETS * WAYS);
         assert_eq!(t.table().slots_in_use(), MIN_BUCKETS * WAYS);
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
@@ -949,6 +1028,114 @@ pub(super) mod tests {
         // And a store merging with such an entry keeps every tail card.
         t.store(Entry::new(other, 1), 5, 0, 3, NO_MOVE, code(c));
         assert_eq!(t.probe_own(Entry::new(other, 1), tail).unwrap().1, tail);
+    }
+
+    #[test]
+    fn misere_and_no_trump_entries_fill_both_lines_of_a_bucket() {
+        let mut t = TableHandle::new(Arc::new(Table::new(0)));
+        t.set_strain(Strain::Misere);
+        assert_eq!(t.capacity(), 2 * t.table().capacity());
+        // Keys of one bucket: WAYS + 1 whose entries go to its first line, WAYS to its
+        // second.
+        let mut lines: [Vec<u64>; 2] = Default::default();
+        let first_bucket = t.place(Entry::new(random_keys(4).next().unwrap(), 0)).0;
+        for k in random_keys(4) {
+            let (bucket, line, _) = t.place(Entry::new(k, 0));
+            if bucket == first_bucket && lines[line].len() < WAYS + 1 - line {
+                lines[line].push(k);
+            }
+            if lines[0].len() == WAYS + 1 && lines[1].len() == WAYS {
+                break;
+            }
+        }
+        let bounds = |k: u64| ((k % 4) as u8, 4 + (k % 5) as u8);
+        for &k in lines[0][..WAYS].iter().chain(&lines[1]) {
+            t.store(Entry::new(k, 0), 9, bounds(k).0, bounds(k).1, NO_MOVE, None);
+        }
+        let held = |t: &mut TableHandle, keys: &[u64]| {
+            keys.iter()
+                .filter(|&&k| {
+                    t.probe(Entry::new(k, 0))
+                        .map(|p| assert_eq!((p.lo, p.hi), bounds(k), "key {k}"))
+                        .is_some()
+                })
+                .count()
+        };
+        assert_eq!(held(&mut t, &lines[0]), WAYS);
+        assert_eq!(held(&mut t, &lines[1]), WAYS);
+        // A ninth entry of the first line replaces one of that line only.
+        let ninth = lines[0][WAYS];
+        t.store(Entry::new(ninth, 0), 9, 1, 2, NO_MOVE, None);
+        assert!(t.probe(Entry::new(ninth, 0)).is_some());
+        assert_eq!(held(&mut t, &lines[0][..WAYS]), WAYS - 1);
+        assert_eq!(held(&mut t, &lines[1]), WAYS);
+    }
+
+    #[test]
+    fn strains_sharing_a_table_never_read_each_others_words() {
+        // A trump game's entries with reliance words and misère's entries of the same
+        // positions, far more than the least table holds, so they overwrite each other
+        // in every way: whatever is found is its own strain's.
+        let table = Arc::new(Table::new(0));
+        let mut trump = TableHandle::new(table.clone());
+        trump.set_strain(Strain::Trump(crate::Suit::Hearts));
+        let mut misere = TableHandle::new(table);
+        misere.set_strain(Strain::Misere);
+        let tail = 0x00f0_30e0;
+        let trump_bounds = |k: u64| ((k % 4) as u8, 4 + (k % 3) as u8);
+        let misere_bounds = |k: u64| (1 + (k % 3) as u8, 6 + (k % 4) as u8);
+        let code = |k: u64| (k >> 3) as u32 & RELIED_ALL;
+        let keys: Vec<u64> = random_keys(12).take(3 * MIN_BUCKETS * WAYS).collect();
+        for &k in &keys {
+            let (lo, hi) = trump_bounds(k);
+            trump.store(Entry::new(k, 1), 7, lo, hi, NO_MOVE, Some(code(k)));
+            let (lo, hi) = misere_bounds(k);
+            misere.store(Entry::new(k, 1), 7, lo, hi, NO_MOVE, None);
+        }
+        let (mut misere_found, mut trump_found, mut relied_kept) = (0, 0, 0);
+        for &k in &keys {
+            if let Some(p) = misere.probe(Entry::new(k, 1)) {
+                assert_eq!((p.lo, p.hi), misere_bounds(k), "misère, key {k}");
+                misere_found += 1;
+            }
+            if let Some((p, cards)) = trump.probe_own(Entry::new(k, 1), tail) {
+                assert_eq!((p.lo, p.hi), trump_bounds(k), "trump, key {k}");
+                let stored = relied_cards(code(k), tail);
+                assert!(cards == stored || cards == tail, "key {k}: {cards:x}");
+                trump_found += 1;
+                relied_kept += usize::from(cards == stored && stored != tail);
+            }
+        }
+        // Both strains kept many entries, and many trump entries their reliance word.
+        let slots = MIN_BUCKETS * WAYS;
+        assert!(misere_found > slots / 8, "{misere_found}");
+        assert!(trump_found > slots / 4, "{trump_found}");
+        assert!(relied_kept > slots / 4, "{relied_kept}");
+    }
+
+    proptest::proptest! {
+        /// A reliance word gives its code back, never matches the slot of a misère or
+        /// no-trump entry, and such a slot never passes for a reliance word, whatever
+        /// their tags and bounds: so the two share a bucket's second line.
+        #[test]
+        fn reliance_words_and_second_line_slots_are_told_apart(
+            tag in 0u64..1 << (64 - DATA_BITS),
+            (lo, hi, code) in (0u8..16, 0u8..16, 0u32..=RELIED_ALL),
+            (tricks, best, generation, scope) in (2u8..=10, 0u8..32, 0u8..8, 0u8..2),
+            suit in 0usize..4,
+            no_trump in proptest::bool::ANY,
+        ) {
+            let tag_bits = tag << DATA_BITS;
+            let trump = strain_tag(Strain::Trump(crate::Suit::ALL[suit]));
+            let other = strain_tag(if no_trump { Strain::NoTrump } else { Strain::Misere });
+            let word = reliance_word(tag_bits, trump, lo, hi, code);
+            proptest::prop_assert_eq!(reliance_code(word, tag_bits, trump, lo, hi), Some(code));
+            let want = tag_bits | u64::from(other) << STRAIN_SHIFT;
+            proptest::prop_assert!((word ^ want) & MATCH_BITS != 0);
+            let data = Data { lo, hi, tricks, class: false, best, strain: other, generation, scope };
+            let slot = tag_bits | data.pack();
+            proptest::prop_assert_eq!(reliance_code(slot, tag_bits, trump, lo, hi), None);
+        }
     }
 
     proptest::proptest! {
@@ -1055,10 +1242,18 @@ pub(super) mod tests {
 
     #[test]
     fn grows_when_three_quarters_full_keeping_every_entry() {
+        // A trump game's entries, in the buckets' first lines, and misère's, in both.
+        for strain in [Strain::Trump(crate::Suit::Spades), Strain::Misere] {
+            grows_keeping_every_entry(strain);
+        }
+    }
+
+    fn grows_keeping_every_entry(strain: Strain) {
         let bucket = std::mem::size_of::<Bucket>();
         // The least table in use at first, of four times as many buckets.
         let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
         let mut t = TableHandle::new(table.clone());
+        t.set_strain(strain);
         let keys: Vec<u64> = random_keys(1).take(2 * MIN_BUCKETS * WAYS).collect();
         let mut in_use = vec![table.slots_in_use()];
         for (i, batch) in keys.chunks(4096).enumerate() {
@@ -1091,6 +1286,12 @@ pub(super) mod tests {
 
     #[test]
     fn growing_under_two_threads_never_mixes_up_entries() {
+        for strain in [Strain::Trump(crate::Suit::Spades), Strain::NoTrump] {
+            growing_under_two_threads(strain);
+        }
+    }
+
+    fn growing_under_two_threads(strain: Strain) {
         let bucket = std::mem::size_of::<Bucket>();
         let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
         // Each key's bounds are a function of the key, so a hit shows whose entry it is.
@@ -1100,6 +1301,7 @@ pub(super) mod tests {
                 let table = table.clone();
                 scope.spawn(move || {
                     let mut t = TableHandle::new(table);
+                    t.set_strain(strain);
                     let mut x = seed;
                     for _ in 0..150_000 {
                         t.next_generation();
@@ -1538,6 +1740,12 @@ pub(super) mod tests {
         };
         mix_in(data.pack());
         mix_in(reliance_word(!0 << DATA_BITS, 7, 1, 2, RELIED_ALL));
+        mix_in(reliance_word(0, 7, 1, 2, 1));
+        // The identity bit that picks a misère or no-trump entry's line.
+        let mut handle = TableHandle::new(Arc::new(Table::new(0)));
+        handle.set_strain(Strain::Misere);
+        mix_in(handle.place(Entry::new(5, 1)).1 as u64);
+        mix_in(handle.place(Entry::new(6, 1)).1 as u64);
         for strain in [
             Strain::Trump(crate::Suit::Spades),
             Strain::Trump(crate::Suit::Hearts),
@@ -1558,7 +1766,7 @@ pub(super) mod tests {
         mix_in(std::mem::offset_of!(Header, growing_since) as u64);
         assert_eq!(
             (TABLE_FORMAT, fingerprint),
-            (5, 8_102_167_135_787_300_072),
+            (6, 1_945_385_805_098_926_781),
             "the table's format changed: bump TABLE_FORMAT and update this fingerprint"
         );
     }
