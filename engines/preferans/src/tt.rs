@@ -649,10 +649,9 @@ impl TableHandle {
     /// The word and way of the slot in `line` of `bucket` whose tag, class bit and
     /// strain are `want`'s (an empty slot, the zero word, has no strain; a reliance word
     /// has [`RELIANCE_MARK`], where `want` of a line-1 entry has a clear class bit). All
-    /// eight are read and
-    /// the match is kept by a conditional move: where it sits is data, and a branch on
-    /// it mispredicts (a plain `if` compiled to one once the search probed two entries
-    /// per position).
+    /// eight are read and the match is kept by a conditional move: where it sits is
+    /// data, and a branch on it mispredicts (a plain `if` compiled to one once the
+    /// search probed two entries per position).
     #[inline(always)]
     fn find(&mut self, bucket: usize, line: usize, want: u64) -> Option<(u64, usize)> {
         self.probes += 1;
@@ -1741,11 +1740,13 @@ pub(super) mod tests {
         mix_in(data.pack());
         mix_in(reliance_word(!0 << DATA_BITS, 7, 1, 2, RELIED_ALL));
         mix_in(reliance_word(0, 7, 1, 2, 1));
-        // The identity bit that picks a misère or no-trump entry's line.
+        // The identity bit that picks a misère or no-trump entry's line: two entries
+        // it puts in different lines.
         let mut handle = TableHandle::new(Arc::new(Table::new(0)));
         handle.set_strain(Strain::Misere);
-        mix_in(handle.place(Entry::new(5, 1)).1 as u64);
-        mix_in(handle.place(Entry::new(6, 1)).1 as u64);
+        let lines = [5, 6].map(|key| handle.place(Entry::new(key, 1)).1);
+        assert_eq!(lines, [0, 1]);
+        lines.into_iter().for_each(|line| mix_in(line as u64));
         for strain in [
             Strain::Trump(crate::Suit::Spades),
             Strain::Trump(crate::Suit::Hearts),
