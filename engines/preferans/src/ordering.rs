@@ -359,10 +359,13 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::history::History;
-    use super::super::search::tests::{position, strain_masks, with_search};
+    use super::super::search::tests::{
+        position, strain_masks, table_for, test_strain, with_search,
+    };
     use super::super::search::{RawPosition, Search};
-    use super::super::tt::{Table, TableHandle, NO_MOVE};
+    use super::super::tt::NO_MOVE;
     use super::MoveList;
+    use crate::Strain;
 
     /// The representatives of the player to follow the cards of `table`, and their
     /// order (no table's best move, no history).
@@ -371,8 +374,7 @@ mod tests {
         table: &[u8],
         leader: usize,
         declarer: usize,
-        trumps: u32,
-        misere: bool,
+        strain: Strain,
     ) -> (u32, MoveList) {
         let (ply, p) = (table.len(), (leader + table.len()) % 3);
         let raw = RawPosition {
@@ -381,7 +383,7 @@ mod tests {
             leader,
             declarer,
         };
-        with_search(raw, trumps, misere, |search| {
+        with_search(raw, strain, |search| {
             let reps = search.representatives(ply, p, search.table);
             (reps, search.ordered_moves(ply, p, NO_MOVE, search.table, 0))
         })
@@ -404,9 +406,10 @@ mod tests {
             unpaired in 0u32..16,
             history_seed in any::<u64>(),
         ) {
-            let (trumps, misere) = strain_masks(strain);
+            let (trumps, _) = strain_masks(strain);
+            let strain = test_strain(strain);
             let (hands, table) = position(&deck, n, ply, leader, trumps);
-            let mut tt = TableHandle::new(std::sync::Arc::new(Table::new(1 << 16)));
+            let mut tt = table_for(strain);
             // A non-empty history, so its bonus takes part in the ordering.
             let mut history = History::default();
             let mut s = history_seed;
@@ -415,7 +418,7 @@ mod tests {
                 history.record((s >> 60) as usize % 3, (s >> 40) as u8 & 31, (s >> 32) as u32 & 15);
             }
             let raw = RawPosition { hands, table: &table, leader, declarer };
-            let search = Search::new(&mut tt, &mut history, raw, trumps, misere);
+            let search = Search::new(&mut tt, &mut history, raw, strain);
             let p = (leader + ply) % 3;
             let plain = search.representatives(ply, p, search.table);
             let plain_cards: Vec<u8> = (0..32u8).filter(|&c| plain & (1 << c) != 0).collect();
@@ -442,7 +445,7 @@ mod tests {
             let declarer = (leader + declarer_after) % 3;
             let (hands, table) = position(&deck, n, 0, leader, 0);
             let raw = RawPosition { hands, table: &table, leader, declarer };
-            let ordered = with_search(raw, 0, true, |search| {
+            let ordered = with_search(raw, Strain::Misere, |search| {
                 search.ordered_moves(0, leader, NO_MOVE, search.table, unpaired)
             });
             let attacks = |c: &u8| unpaired >> (c / 8) & 1 != 0;
@@ -467,7 +470,7 @@ mod tests {
             let p = (leader + ply) % 3;
             let declarer = [(p + 1) % 3, (p + 2) % 3][declarer_pick];
             let (hands, table) = position(&deck, n, ply, leader, 0);
-            let (reps, ordered) = follow_order(hands, &table, leader, declarer, 0, true);
+            let (reps, ordered) = follow_order(hands, &table, leader, declarer, Strain::Misere);
             // The trick so far: a higher card of the suit led wins (card ids run from
             // the ace down), nothing else.
             let led_suit = table[0] / 8;
@@ -509,7 +512,7 @@ mod tests {
             prop_assert!(!misere);
             let p = (leader + ply) % 3;
             let (hands, table) = position(&deck, n, ply, leader, trumps);
-            let (reps, ordered) = follow_order(hands, &table, leader, declarer, trumps, false);
+            let (reps, ordered) = follow_order(hands, &table, leader, declarer, test_strain(strain));
             let trump = |c: u8| trumps >> c & 1 != 0;
             let rank = |c: u8| 7 - i32::from(c % 8);
             // Card ids run from the ace down within a suit.

@@ -27,7 +27,9 @@
 //! the others, and it is the group's lowest (see [`rules::representatives`]), so the
 //! others are tail cards of a trick start above only when it is one too.
 
+use super::contract::Strain;
 use super::history::History;
+use super::position::trump_mask;
 use super::quick::{self, Pairing};
 use super::rules::{self, seat_after, suit_of, trick_winner};
 use super::tt::{self, Entry, Probe, TableHandle, NO_MOVE};
@@ -65,10 +67,9 @@ pub(crate) struct Search<'t> {
     pub(super) table: Trick,
     pub(super) trumps: u32,
     pub(super) misere: bool,
-    /// Whether class entries are used: in trump games only. In misère and no-trump
-    /// games they saved under 1% of the nodes on the standard problems (in no-trump a
-    /// defender's quick bound on lead relies on its tail cards, and in both the small
-    /// cards decide more tricks) and cost a second probe per trick start.
+    /// Whether class entries are used: as the table handle decides for the strain
+    /// ([`TableHandle::class_entries`]), as misère and no-trump entries take the line
+    /// of a bucket that class entries' reliance words use.
     classes: bool,
     pub(super) nodes: u64,
     /// The cards whose ranks the bound last returned relied on (see the module's
@@ -79,12 +80,13 @@ pub(crate) struct Search<'t> {
 }
 
 impl<'t> Search<'t> {
+    /// A search of `raw` in `strain`, on a table handle set to that strain
+    /// ([`TableHandle::set_strain`]).
     pub fn new(
         tt: &'t mut TableHandle,
         history: &'t mut History,
         raw: RawPosition<'_>,
-        trumps: u32,
-        misere: bool,
+        strain: Strain,
     ) -> Search<'t> {
         let RawPosition {
             hands,
@@ -99,6 +101,7 @@ impl<'t> Search<'t> {
             live |= 1 << c;
         }
         Search {
+            classes: tt.class_entries(),
             tt,
             history,
             hands,
@@ -107,9 +110,8 @@ impl<'t> Search<'t> {
             leader,
             declarer,
             table: cards,
-            trumps,
-            misere,
-            classes: trumps != 0,
+            trumps: trump_mask(strain),
+            misere: strain.is_misere(),
             nodes: 0,
             relied: 0,
             searches: 0,
@@ -696,13 +698,29 @@ pub(super) mod tests {
     use super::super::history::History;
     use super::super::rules;
     use super::super::tt::{self, Table, TableHandle};
-    use super::{RawPosition, Search};
+    use super::{trump_mask, RawPosition, Search, Strain};
+    use crate::Suit;
 
-    /// The trump mask and misère flag of strain `0..6`: suits 0..3 trumps, 4 no
-    /// trumps, 5 misère.
-    pub(in super::super) fn strain_masks(strain: u32) -> (u32, bool) {
-        let trumps = if strain < 4 { 0xff << (8 * strain) } else { 0 };
-        (trumps, strain == 5)
+    /// Strain `0..6`: suits 0..3 trumps, 4 no trumps, 5 misère.
+    pub(in super::super) fn test_strain(n: u32) -> Strain {
+        match n {
+            0..4 => Strain::Trump(Suit::ALL[n as usize]),
+            4 => Strain::NoTrump,
+            _ => Strain::Misere,
+        }
+    }
+
+    /// The trump mask and misère flag of strain `0..6` ([`test_strain`]).
+    pub(in super::super) fn strain_masks(n: u32) -> (u32, bool) {
+        let strain = test_strain(n);
+        (trump_mask(strain), strain.is_misere())
+    }
+
+    /// A table handle of its own, set to `strain`.
+    pub(in super::super) fn table_for(strain: Strain) -> TableHandle {
+        let mut tt = TableHandle::new(Arc::new(Table::new(1 << 16)));
+        tt.set_strain(strain);
+        tt
     }
 
     /// A random position: `n` cards each from a shuffled 32-card deck, the first
@@ -733,13 +751,12 @@ pub(super) mod tests {
     /// Runs `f` on a fresh search (its own table and history) of `raw`.
     pub(in super::super) fn with_search<R>(
         raw: RawPosition<'_>,
-        trumps: u32,
-        misere: bool,
+        strain: Strain,
         f: impl FnOnce(&mut Search<'_>) -> R,
     ) -> R {
-        let mut tt = TableHandle::new(Arc::new(Table::new(1 << 16)));
+        let mut tt = table_for(strain);
         let mut history = History::default();
-        f(&mut Search::new(&mut tt, &mut history, raw, trumps, misere))
+        f(&mut Search::new(&mut tt, &mut history, raw, strain))
     }
 
     /// A member of the class of `hands` (see tt.rs): each suit's tail cards dealt anew
@@ -786,15 +803,16 @@ pub(super) mod tests {
             declarer in 0usize..3,
             strain in 0u32..6,
         ) {
-            let (trumps, misere) = strain_masks(strain);
+            let (trumps, _) = strain_masks(strain);
+            let strain = test_strain(strain);
             let (hands, _) = position(&deck, n, 0, leader, trumps);
             let raw = RawPosition { hands, table: &[], leader, declarer };
             let n = n as i32;
-            let scanned = with_search(raw, trumps, misere, |s| {
+            let scanned = with_search(raw, strain, |s| {
                 (1..=n).take_while(|&t| s.node(0, t) >= t).count() as u8
             });
             for guess in 0..=n {
-                let exact = with_search(raw, trumps, misere, |s| {
+                let exact = with_search(raw, strain, |s| {
                     s.exact(0, n, guess, |s, t| s.node(0, t))
                 });
                 prop_assert_eq!(exact, scanned, "guess {}", guess);
@@ -812,18 +830,19 @@ pub(super) mod tests {
             trump_suit in 0u32..4,
             seed: u64,
         ) {
-            let (trumps, misere) = strain_masks(trump_suit);
+            let (trumps, _) = strain_masks(trump_suit);
+            let strain = test_strain(trump_suit);
             let (hands, _) = position(&deck, n, 0, leader, trumps);
             let mate = class_mate(hands, declarer, seed);
             let raw = |hands| RawPosition { hands, table: &[], leader, declarer };
             let n = n as i32;
-            let alone = with_search(raw(mate), trumps, misere, |s| {
+            let alone = with_search(raw(mate), strain, |s| {
                 s.exact(0, n, 0, |s, t| s.node(0, t))
             });
-            let mut tt = TableHandle::new(Arc::new(Table::new(1 << 16)));
+            let mut tt = table_for(strain);
             let mut history = History::default();
             for hands in [hands, mate] {
-                let mut search = Search::new(&mut tt, &mut history, raw(hands), trumps, misere);
+                let mut search = Search::new(&mut tt, &mut history, raw(hands), strain);
                 let value = search.exact(0, n, 0, |s, t| s.node(0, t));
                 if hands == mate {
                     prop_assert_eq!(value, alone);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::cards::Card;
 use super::contract::Strain;
 use super::history::History;
-use super::position::{trump_mask, Position};
+use super::position::Position;
 use super::rules;
 use super::search::{RawPosition, Search};
 use super::table_memory::TableFileError;
@@ -164,7 +164,7 @@ impl Solver {
         self.begin_solve(strain, &raw);
         let ply = raw.table.len();
         let n = raw.hands[(raw.leader + ply) % 3].count_ones() as i32;
-        let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
+        let mut search = Search::new(&mut self.tt, &mut self.history, raw, strain);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
         self.tt.count_filled();
@@ -186,7 +186,7 @@ impl Solver {
         let p = (raw.leader + ply) % 3;
         let hand = raw.hands[p];
         let n = hand.count_ones() as i32;
-        let mut search = make_search(&mut self.tt, &mut self.history, strain, raw);
+        let mut search = Search::new(&mut self.tt, &mut self.history, raw, strain);
         let legal = rules::legal(hand, raw.table.first().copied(), search.trumps);
         let mut values = [0u8; 32];
         let mut guess = guess;
@@ -213,15 +213,6 @@ impl Solver {
         self.searches += searches;
         values
     }
-}
-
-fn make_search<'t>(
-    tt: &'t mut TableHandle,
-    history: &'t mut History,
-    strain: Strain,
-    raw: RawPosition<'_>,
-) -> Search<'t> {
-    Search::new(tt, history, raw, trump_mask(strain), strain.is_misere())
 }
 
 /// The cards in no hand and not on the table.
