@@ -1,4 +1,5 @@
-//! History heuristic: cards that caused cut-offs, per seat, kept across solves of one
+//! History heuristic: cards that caused cut-offs, in a row per seat (the search picks
+//! each seat's row: in misère the defenders share one), kept across solves of one
 //! strain with the same cards out of play (neighbouring layouts of an all-foe run share
 //! most good plays; another analysis starts afresh).
 

@@ -138,7 +138,7 @@ impl Search<'_> {
             } else {
                 self.misere_declarer_follow_score(ply, c, trick)
             };
-            let history = self.history.bonus(p, c);
+            let history = self.history.bonus(self.history_rows[p], c);
             // In misère the history leads, in sixteenths of its log2, and the heuristics
             // (within ±256) only break its ties: on random misère views that takes
             // 18-28% fewer nodes than the other way round.
@@ -452,6 +452,49 @@ mod tests {
             let first_other = ordered.as_slice().iter().position(|c| !attacks(c));
             if let Some(i) = first_other {
                 prop_assert!(!ordered.as_slice()[i..].iter().any(attacks), "{:?}", ordered.as_slice());
+            }
+        }
+
+        /// In misère the defenders share one history row: a defender on lead puts first
+        /// the card its partner's cut-offs counted most, while the declarer's counts
+        /// move nothing. In the other strains each seat has its own row, so neither
+        /// changes the leader's order.
+        #[test]
+        fn misere_defenders_share_their_history(
+            deck in Just((0u8..32).collect::<Vec<u8>>()).prop_shuffle(),
+            n in 1usize..=10,
+            leader in 0usize..3,
+            declarer_after in 1usize..3,
+            pick in 0usize..10,
+            strain in 0u32..6,
+        ) {
+            let declarer = (leader + declarer_after) % 3;
+            let partner = 3 - leader - declarer;
+            let (trumps, misere) = strain_masks(strain);
+            let strain = test_strain(strain);
+            let (hands, table) = position(&deck, n, 0, leader, trumps);
+            let raw = RawPosition { hands, table: &table, leader, declarer };
+            // The order after cut-offs recorded as the search records them.
+            let order = |cuts: &[(usize, u8, u32)]| {
+                let mut tt = table_for(strain);
+                let mut history = History::default();
+                let search = Search::new(&mut tt, &mut history, raw, strain);
+                for &(seat, card, weight) in cuts {
+                    let row = search.history_rows[seat];
+                    search.history.record(row, card, weight);
+                }
+                let moves = search.ordered_moves(0, leader, NO_MOVE, search.table, 0);
+                moves.as_slice().to_vec()
+            };
+            let plain = order(&[]);
+            let card = plain[pick % plain.len()];
+            // The declarer's count is larger, for another card of the leader's.
+            let other = plain[(pick + 1) % plain.len()];
+            let ordered = order(&[(partner, card, 1 << 20), (declarer, other, 1 << 24)]);
+            if misere {
+                prop_assert_eq!(ordered[0], card, "{:?}", ordered);
+            } else {
+                prop_assert_eq!(ordered, plain);
             }
         }
 
