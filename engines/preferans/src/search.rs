@@ -76,7 +76,7 @@ pub(crate) struct Search<'t> {
     /// well, its partner leads well when it holds it, as it does in other layouts of
     /// an all-foe run. Nodes per layout on the misère views of `bench preferans
     /// --random 60` (20,000 layouts each), against a row each: seed 7 (6 views) 12.4%
-    /// fewer in sum, seeds 11, 101, 102, 103 (40 views) 2.4-6.7% fewer, geometric means
+    /// fewer in sum, seeds 11, 101, 102, 103 (40 views) 2.5-6.7% fewer, geometric means
     /// 2.7-9.9% fewer, none over 4.1% more; preferansRu5 and Ru6 within 0.4% (all
     /// layouts). In trump and no-trump games the defenders' shared row took 0.2-1.5%
     /// more nodes on seeds 7, 11 and 101, as did a row each for the declarer's misère
