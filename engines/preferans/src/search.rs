@@ -67,9 +67,9 @@ pub(crate) struct Search<'t> {
     pub(super) table: Trick,
     pub(super) trumps: u32,
     pub(super) misere: bool,
-    /// Whether class entries are used: as the table handle decides for the strain
-    /// ([`TableHandle::class_entries`]), as misère and no-trump entries take the line
-    /// of a bucket that class entries' reliance words use.
+    /// Whether class entries are used, as the table handle decides for the strain
+    /// ([`TableHandle::class_entries`]): the two must agree, since misère and no-trump
+    /// entries take the bucket line where class entries' reliance words go.
     classes: bool,
     /// The [`History`] row each seat's cut-offs count in and its leads are ordered by:
     /// its own, but in misère the two defenders share one. A card a defender leads
