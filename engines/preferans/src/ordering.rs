@@ -359,9 +359,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::history::History;
-    use super::super::search::tests::{
-        position, strain_masks, table_for, test_strain, with_search,
-    };
+    use super::super::position::trump_mask;
+    use super::super::search::tests::{position, table_for, test_strain, with_search};
     use super::super::search::{RawPosition, Search};
     use super::super::tt::NO_MOVE;
     use super::MoveList;
@@ -406,8 +405,8 @@ mod tests {
             unpaired in 0u32..16,
             history_seed in any::<u64>(),
         ) {
-            let (trumps, _) = strain_masks(strain);
             let strain = test_strain(strain);
+            let trumps = trump_mask(strain);
             let (hands, table) = position(&deck, n, ply, leader, trumps);
             let mut tt = table_for(strain);
             // A non-empty history, so its bonus takes part in the ordering.
@@ -470,8 +469,8 @@ mod tests {
         ) {
             let declarer = (leader + declarer_after) % 3;
             let partner = 3 - leader - declarer;
-            let (trumps, misere) = strain_masks(strain);
             let strain = test_strain(strain);
+            let (trumps, misere) = (trump_mask(strain), strain.is_misere());
             let (hands, table) = position(&deck, n, 0, leader, trumps);
             let raw = RawPosition { hands, table: &table, leader, declarer };
             // The order after cut-offs recorded as the search records them.
@@ -551,11 +550,12 @@ mod tests {
             declarer in 0usize..3,
             strain in 0u32..5,
         ) {
-            let (trumps, misere) = strain_masks(strain);
-            prop_assert!(!misere);
+            let strain = test_strain(strain);
+            prop_assert!(!strain.is_misere());
+            let trumps = trump_mask(strain);
             let p = (leader + ply) % 3;
             let (hands, table) = position(&deck, n, ply, leader, trumps);
-            let (reps, ordered) = follow_order(hands, &table, leader, declarer, test_strain(strain));
+            let (reps, ordered) = follow_order(hands, &table, leader, declarer, strain);
             let trump = |c: u8| trumps >> c & 1 != 0;
             let rank = |c: u8| 7 - i32::from(c % 8);
             // Card ids run from the ace down within a suit.

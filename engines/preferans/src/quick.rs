@@ -552,8 +552,9 @@ const fn misere_suit_flags(d: u32, o: u32) -> u8 {
 mod tests {
     use proptest::prelude::*;
 
+    use super::super::position::trump_mask;
     use super::super::rules::{legal, trick_winner};
-    use super::super::search::tests::{class_mate, position, strain_masks};
+    use super::super::search::tests::{class_mate, position, test_strain};
     use super::super::tt::tail_cards;
     use super::*;
 
@@ -610,7 +611,7 @@ mod tests {
             declarer in 0usize..3,
             strain in 0u32..5,
         ) {
-            let (trumps, _) = strain_masks(strain);
+            let trumps = trump_mask(test_strain(strain));
             let (mut hands, _) = position(&deck, n, 0, leader, trumps);
             let (lo, hi) = bounds(&hands, n as u32, leader, declarer, trumps);
             let exact = minimax(&mut hands, leader, declarer, trumps);
@@ -636,7 +637,7 @@ mod tests {
             strain in 0u32..5,
             seed: u64,
         ) {
-            let (trumps, _) = strain_masks(strain);
+            let trumps = trump_mask(test_strain(strain));
             let dealt = (0..suits).fold(0, |m, k| m | suit_mask((first_suit + k) % 4));
             let cards: Vec<u8> = deck.into_iter().filter(|&c| dealt & (1 << c) != 0).collect();
             let (hands, _) = position(&cards, n, 0, leader, trumps);
@@ -705,7 +706,7 @@ mod tests {
         };
         let (mut applied, mut dealt) = (0, 0);
         while dealt < 40_000 {
-            let (trumps, _) = strain_masks(next(5) as u32);
+            let trumps = trump_mask(test_strain(next(5) as u32));
             let n = 1 + next(5) as usize;
             let (leader, declarer) = (next(3) as usize, next(3) as usize);
             if leader == declarer {

@@ -736,12 +736,6 @@ pub(super) mod tests {
         }
     }
 
-    /// The trump mask and misère flag of strain `0..6` ([`test_strain`]).
-    pub(in super::super) fn strain_masks(n: u32) -> (u32, bool) {
-        let strain = test_strain(n);
-        (trump_mask(strain), strain.is_misere())
-    }
-
     /// A table handle of its own, set to `strain`.
     pub(in super::super) fn table_for(strain: Strain) -> TableHandle {
         let mut tt = TableHandle::new(Arc::new(Table::new(1 << 16)));
@@ -829,8 +823,8 @@ pub(super) mod tests {
             declarer in 0usize..3,
             strain in 0u32..6,
         ) {
-            let (trumps, _) = strain_masks(strain);
             let strain = test_strain(strain);
+            let trumps = trump_mask(strain);
             let (hands, _) = position(&deck, n, 0, leader, trumps);
             let raw = RawPosition { hands, table: &[], leader, declarer };
             let n = n as i32;
@@ -856,8 +850,8 @@ pub(super) mod tests {
             trump_suit in 0u32..4,
             seed: u64,
         ) {
-            let (trumps, _) = strain_masks(trump_suit);
             let strain = test_strain(trump_suit);
+            let trumps = trump_mask(strain);
             let (hands, _) = position(&deck, n, 0, leader, trumps);
             let mate = class_mate(hands, declarer, seed);
             let raw = |hands| RawPosition { hands, table: &[], leader, declarer };
