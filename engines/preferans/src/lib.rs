@@ -53,8 +53,8 @@ mod tt;
 mod view;
 
 pub use allfoe::{
-    solve_all_foe, solve_all_foe_with, solve_layouts, solve_layouts_in, split_order, Analysis,
-    Histogram, LayoutResult, OpeningAnalysis, TricksPerOpening,
+    analysis_order, solve_all_foe, solve_all_foe_with, solve_layouts, solve_layouts_in,
+    split_order, Analysis, Histogram, LayoutResult, OpeningAnalysis, TricksPerOpening,
 };
 pub use cards::{BySeat, Card, CardParseError, Cards, CardsIter, Rank, Seat, Suit};
 pub use contract::{Contract, ContractError, Strain};

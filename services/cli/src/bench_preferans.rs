@@ -23,8 +23,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use deckhand_preferans::{
-    solve_all_foe, solve_layouts, standard_problems, Cards, Contract, DeclarerView, Histogram,
-    Seat, Solver, StandardProblem, Strain, DEFAULT_TT_BYTES, FIRST_LAYOUTS, LAYOUT_COUNT,
+    analysis_order, solve_all_foe, solve_layouts_in, standard_problems, Cards, Contract,
+    DeclarerView, Histogram, Seat, Solver, StandardProblem, Strain, DEFAULT_TT_BYTES,
+    FIRST_LAYOUTS, LAYOUT_COUNT,
 };
 
 use crate::bench::Rng;
@@ -206,7 +207,8 @@ fn run_random(
             let mut solver = Solver::new(DEFAULT_TT_BYTES);
             let mut histogram = Histogram::default();
             let start = CpuTime::now();
-            solve_layouts(&mut solver, &view, 0..layouts, |r| {
+            let order = analysis_order(&view, &(0..layouts));
+            solve_layouts_in(&mut solver, &view, order, 0..layouts, |r| {
                 histogram.add(r.tricks.as_slice()[0]);
                 ControlFlow::Continue(())
             })?;
@@ -535,7 +537,7 @@ mod tests {
         let view = random_view(&mut rng);
         let mut solver = Solver::default();
         let mut tens = 0;
-        solve_layouts(&mut solver, &view, 0..40, |r| {
+        deckhand_preferans::solve_layouts(&mut solver, &view, 0..40, |r| {
             tens += u32::from(r.tricks.as_slice()[0] == 10);
             ControlFlow::Continue(())
         })

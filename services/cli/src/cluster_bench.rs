@@ -44,13 +44,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use coordinator::jobs::new_problem_order;
 use coordinator::RunningCoordinator;
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::server::ServerConfig;
 use deckhand_preferans::{
-    solve_all_foe_with, solve_layouts_in, standard_problems, Solver, StandardProblem,
-    DEFAULT_TT_BYTES, LAYOUT_COUNT,
+    analysis_order, solve_all_foe_with, solve_layouts_in, standard_problems, Solver,
+    StandardProblem, DEFAULT_TT_BYTES, LAYOUT_COUNT,
 };
 use pb::coordinator_service_client::CoordinatorServiceClient;
 use pb::preferans_worker_service_client::PreferansWorkerServiceClient;
@@ -290,7 +289,7 @@ async fn analyze(
 /// The in-process solve on `threads` threads sharing one table, in the order the
 /// coordinator cuts these layouts in, as the cluster rows are.
 fn in_process(problem: &StandardProblem, threads: usize, end: u32) -> anyhow::Result<f64> {
-    let order = new_problem_order(&problem.view, &(0..end));
+    let order = analysis_order(&problem.view, &(0..end));
     let began = Instant::now();
     let analysis = solve_all_foe_with(
         &problem.view,
@@ -308,7 +307,7 @@ fn in_process(problem: &StandardProblem, threads: usize, end: u32) -> anyhow::Re
 /// the halves share no cache (as across hosts; on one host two workers also share the
 /// L3). The rate is that of the slower half. The halves are the coordinator's.
 fn halves_alone(problem: &StandardProblem, end: u32) -> anyhow::Result<f64> {
-    let order = new_problem_order(&problem.view, &(0..end));
+    let order = analysis_order(&problem.view, &(0..end));
     let mut slowest = 0f64;
     for half in [0..end / 2, end / 2..end] {
         let began = Instant::now();

@@ -9,7 +9,6 @@
 //! the job. After a restart, unfinished jobs resume from their stored chunks.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -19,7 +18,7 @@ use deckhand::preferans::{
 };
 use deckhand::proto::preferans::v1 as pb;
 use deckhand::status::Invalid;
-use deckhand_preferans::{split_order, DeclarerView, Histogram, LayoutOrder, LAYOUT_COUNT};
+use deckhand_preferans::{analysis_order, Histogram, LAYOUT_COUNT};
 use pb::AnalysisState;
 use prost::Message;
 use tokio::sync::watch;
@@ -225,10 +224,11 @@ impl Job {
 /// stored (its layout range filled in). Field names are the problem's own.
 ///
 /// A stored problem resumes in the layout order it was started in
-/// (`stored_order`, the job record's). A new one over all layouts is solved in
-/// its [`split_order`]: workers with a table each take parts of it whose layouts
-/// share fewer positions than the standard order's. A part of the layouts keeps
-/// the standard order, where positions are the client's layout indices.
+/// (`stored_order`, the job record's). A new one is solved in its
+/// [`analysis_order`]: over all layouts their `split_order`, whose parts workers
+/// with a table each take share fewer positions than the standard order's; a part
+/// of the layouts keeps the standard order, where positions are the client's layout
+/// indices.
 pub fn prepare(
     index: u32,
     problem: &pb::Problem,
@@ -256,7 +256,7 @@ pub fn prepare(
     };
     let order = match stored_order {
         Some(stored) => layout_order(&stored.cards, stored.group)?,
-        None => new_problem_order(&view, &range),
+        None => analysis_order(&view, &range),
     };
     let openings = opening_names(&view);
     let contract = view.contract();
@@ -264,15 +264,6 @@ pub fn prepare(
         index, view, contract, range, order, chunk_size, openings, complete,
     );
     Ok((stored, problem))
-}
-
-/// The layout order a new problem over `range` is cut in (see [`prepare`]).
-pub fn new_problem_order(view: &DeclarerView, range: &Range<u32>) -> LayoutOrder {
-    if *range == (0..LAYOUT_COUNT) {
-        split_order(view)
-    } else {
-        LayoutOrder::STANDARD
-    }
 }
 
 /// Scheduling order: problems with the same trumps together, each group where
