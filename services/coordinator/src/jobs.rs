@@ -225,10 +225,10 @@ impl Job {
 ///
 /// A stored problem resumes in the layout order it was started in
 /// (`stored_order`, the job record's). A new one is solved in its
-/// [`analysis_order`]: over all layouts their `split_order`, whose parts workers
-/// with a table each take share fewer positions than the standard order's; a part
-/// of the layouts keeps the standard order, where positions are the client's layout
-/// indices.
+/// [`analysis_order`]: all layouts in their `split_order`, whose parts (one for each
+/// worker with a table of its own) share fewer positions than the standard order's;
+/// a part of the layouts in the standard order, where positions are the client's
+/// layout indices.
 pub fn prepare(
     index: u32,
     problem: &pb::Problem,
