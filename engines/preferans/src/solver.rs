@@ -167,7 +167,7 @@ impl Solver {
         let mut search = Search::new(&mut self.tt, &mut self.history, raw, strain);
         let v = search.exact(0, n, guess, |s, t| s.node(ply, t));
         let (nodes, searches) = (search.nodes, search.searches);
-        self.tt.count_filled();
+        self.tt.finish_solve();
         self.nodes += nodes;
         self.searches += searches;
         v
@@ -208,7 +208,7 @@ impl Solver {
             last_rep = Some(c);
         }
         let (nodes, searches) = (search.nodes, search.searches);
-        self.tt.count_filled();
+        self.tt.finish_solve();
         self.nodes += nodes;
         self.searches += searches;
         values

@@ -23,8 +23,10 @@
 //! several strains, and a new strain needs no clearing: the old entries are stale and
 //! replaced first).
 //!
-//! A table starts with a few megabytes of its buckets in use and doubles them as they
-//! fill (see [`INITIAL_TT_BYTES`]), so a short analysis never touches the rest.
+//! A table starts with a few megabytes of its buckets in use and doubles them only when
+//! a sample of its buckets shows that twice the buckets would turn enough misses into
+//! hits (see [`TableHandle::finish_solve`]): a short analysis never touches the rest, and
+//! a long one keeps its entries in the caches unless more entries pay.
 //!
 //! One table may be shared by several threads: every slot is one atomic word, read and
 //! written whole. Each thread reaches the table through its own [`TableHandle`], which
@@ -51,16 +53,26 @@ use super::table_memory::{Header, TableFileError, TableMemory};
 pub const DEFAULT_TT_BYTES: usize = 128 << 20;
 
 /// A table uses this many bytes of its memory at first (or all of it, if less: its
-/// fewest buckets) and doubles the part in use whenever that is three quarters full.
-/// The rest is never touched until needed: on a virtual machine the first touch of
-/// fresh memory is the dearest part of making a table (about 8 ms per 2 MB huge page
-/// on ours), and a short analysis fills a few megabytes.
+/// fewest buckets) and doubles the part in use when that pays (see
+/// [`TableHandle::finish_solve`]). The rest is never touched until needed: on a virtual
+/// machine the first touch of fresh memory is the dearest part of making a table (about
+/// 8 ms per 2 MB huge page on ours), and a short analysis fills a few megabytes.
 const INITIAL_TT_BYTES: usize = 8 << 20;
 
 /// The fewest buckets of a table (8 MB): the bucket index holds the low
 /// [`INDEX_BITS`] bits of the mixed identity, the slot's tag the rest.
 const MIN_BUCKETS: usize = 1 << INDEX_BITS;
 const INDEX_BITS: u32 = 16;
+
+/// How many of the buckets in use, evenly spaced, remember the entries they evict, to
+/// tell whether doubling the buckets would pay (see [`TableHandle::finish_solve`]).
+const SAMPLED_BUCKETS: usize = 1 << 10;
+/// Probes of sampled buckets (as estimated from all probes) per growth decision.
+const GROWTH_WINDOW: u64 = 4096;
+/// The buckets in use double when, in a window, this many probes of every 1000 missed an
+/// entry that a sampled bucket had evicted: a table of twice the buckets would have
+/// held it.
+const GROWTH_HITS_PER_MILLE: u64 = 30;
 
 /// A slot word: the tag (the mixed identity from bit [`INDEX_BITS`] up, 39 bits) above
 /// 25 bits of [`Data`]. The zero word is an empty slot: an entry has a strain tag.
@@ -280,7 +292,7 @@ impl Probe {
 /// The table itself, shareable between threads (and, as a table file, between
 /// processes).
 ///
-/// The buckets in use are the first ones, their count doubling as they fill, up to all
+/// The buckets in use are the first ones, their count doubling when that pays, up to all
 /// of them (see [`INITIAL_TT_BYTES`]); how many is kept in the header, so the
 /// processes on a table file grow it together. (A table of 64 MB all in use from the
 /// start took solvealldeals3 and preferansRu4 together 2.45 s of user CPU against
@@ -290,6 +302,11 @@ pub(crate) struct Table {
     /// The buckets, and the header with the generation, the count of used slots and
     /// the index mask of the buckets in use.
     buckets: TableMemory,
+    /// For each line of the [`SAMPLED_BUCKETS`], the last entries its own strain and
+    /// scope evicted from it, newest first: the entries a table of twice the buckets
+    /// would still hold there (its two buckets for this one have twice the slots).
+    /// Kept by this process only, also for a table file.
+    evicted: Box<[[AtomicU64; WAYS]]>,
 }
 
 impl Table {
@@ -304,9 +321,10 @@ impl Table {
     /// [`Table::new`]).
     fn with_sizes(initial_bytes: usize, bytes: usize) -> Table {
         let count = bucket_count(bytes);
-        Table {
-            buckets: TableMemory::private(count, count.min(bucket_count(initial_bytes))),
-        }
+        Table::with_memory(TableMemory::private(
+            count,
+            count.min(bucket_count(initial_bytes)),
+        ))
     }
 
     /// The table in the table file at `path`, of about `bytes` bytes (rounded as in
@@ -315,9 +333,16 @@ impl Table {
     pub fn open_file(path: &Path, bytes: usize) -> Result<Table, TableFileError> {
         let count = bucket_count(bytes);
         let in_use = count.min(bucket_count(INITIAL_TT_BYTES));
-        Ok(Table {
-            buckets: TableMemory::file(path, count, in_use)?,
-        })
+        Ok(Table::with_memory(TableMemory::file(path, count, in_use)?))
+    }
+
+    fn with_memory(buckets: TableMemory) -> Table {
+        Table {
+            buckets,
+            evicted: (0..2 * SAMPLED_BUCKETS)
+                .map(|_| Default::default())
+                .collect(),
+        }
     }
 
     /// The index mask of the buckets in use.
@@ -355,6 +380,47 @@ impl Table {
         }
         self.header().used.store(0, Relaxed);
         self.header().generation.store(0, Relaxed);
+        self.forget_evicted();
+    }
+
+    /// log2 of the buckets in use (under `mask`) per sampled bucket.
+    fn sample_shift(mask: usize) -> u32 {
+        (mask + 1).trailing_zeros() - SAMPLED_BUCKETS.trailing_zeros()
+    }
+
+    /// The remembered evictions of `line` of the sampled `bucket` (a multiple of
+    /// `1 << shift`).
+    fn evicted_line(&self, bucket: usize, shift: u32, line: usize) -> &[AtomicU64; WAYS] {
+        &self.evicted[2 * (bucket >> shift) + line]
+    }
+
+    /// Remembers `word`, just evicted from `line` of the sampled `bucket`, dropping the
+    /// oldest remembered.
+    #[inline(never)]
+    fn remember_evicted(&self, bucket: usize, shift: u32, line: usize, word: u64) {
+        let evicted = self.evicted_line(bucket, shift, line);
+        for i in (1..WAYS).rev() {
+            evicted[i].store(evicted[i - 1].load(Relaxed), Relaxed);
+        }
+        evicted[0].store(word, Relaxed);
+    }
+
+    /// Whether an entry matching `want` was evicted from `line` of the sampled `bucket`
+    /// and is remembered; it is forgotten (its next store puts it back in the table).
+    #[inline(never)]
+    fn was_evicted(&self, bucket: usize, shift: u32, line: usize, want: u64) -> bool {
+        let evicted = self.evicted_line(bucket, shift, line);
+        let slot = evicted.iter().find(|s| {
+            let word = s.load(Relaxed);
+            word != 0 && (word ^ want) & MATCH_BITS == 0
+        });
+        slot.map(|s| s.store(0, Relaxed)).is_some()
+    }
+
+    fn forget_evicted(&self) {
+        for slot in self.evicted.iter().flatten() {
+            slot.store(0, Relaxed);
+        }
     }
 
     /// Doubles the buckets in use, if `mask` is still the table's and there are more
@@ -425,6 +491,8 @@ impl Table {
                 }
             }
             self.header().mask.store(2 * count - 1, Ordering::Release);
+            // Other buckets are sampled now.
+            self.forget_evicted();
         }
         claim.store(0, Ordering::Release);
     }
@@ -500,11 +568,20 @@ pub(crate) struct TableHandle {
     /// Slots this handle filled since it last added them to the table's count (one
     /// shared atomic add per solve, not per insert: threads would contend for it).
     filled: usize,
+    /// Whether the table may still grow (see [`TableHandle::finish_solve`]); while it
+    /// may, the sampled buckets remember their evictions.
+    may_grow: bool,
+    /// [`Table::sample_shift`] of `mask`.
+    sample_shift: u32,
+    /// `probes` when this growth window began, and the window's misses of entries
+    /// that sampled buckets remembered evicting.
+    window_start: u64,
+    evicted_hits: u64,
 }
 
 impl TableHandle {
     pub fn new(table: Arc<Table>) -> TableHandle {
-        TableHandle {
+        let mut handle = TableHandle {
             mask: table.mask(),
             table,
             generation: 0,
@@ -515,7 +592,28 @@ impl TableHandle {
             hits: 0,
             stores: 0,
             filled: 0,
-        }
+            may_grow: false,
+            sample_shift: 0,
+            window_start: 0,
+            evicted_hits: 0,
+        };
+        handle.take_mask();
+        handle
+    }
+
+    /// Searches on the table's buckets in use as of now, and starts a growth window.
+    fn take_mask(&mut self) {
+        self.mask = self.table.mask();
+        self.may_grow = self.mask + 1 < self.table.buckets.len();
+        self.sample_shift = Table::sample_shift(self.mask);
+        self.window_start = self.probes;
+        self.evicted_hits = 0;
+    }
+
+    /// Whether `bucket` is sampled (see [`SAMPLED_BUCKETS`]) and the table may grow.
+    #[inline(always)]
+    fn sampled(&self, bucket: usize) -> bool {
+        self.may_grow && bucket & ((1 << self.sample_shift) - 1) == 0
     }
 
     pub fn table(&self) -> &Table {
@@ -561,20 +659,34 @@ impl TableHandle {
         self.scope = scope_tag(out_of_play);
     }
 
-    /// Adds the slots this handle filled to the table's count, and grows the table if
-    /// that makes the part in use three quarters full; called after each solve.
+    /// Adds the slots this handle filled to the table's count, and doubles the buckets
+    /// in use if that pays; called after each solve.
     ///
-    /// Growing at half full, preferansRu1 took 346.9 nodes per layout against 354.0 at
-    /// three quarters, but touched twice the memory sooner: three quarters took
-    /// solvealldeals2 0.61 -> 0.49 s CPU, Ru5 2.60 -> 2.41 s, Ru1 4.05 -> 3.77 s
-    /// (fresh processes, medians of four).
-    pub fn count_filled(&mut self) {
+    /// Doubling pays when enough probes would then find what they miss now: those of
+    /// entries that a table of twice the buckets would still hold. The sampled buckets
+    /// remember what they evict, and a window of about [`GROWTH_WINDOW`] of their
+    /// probes counts how many missed a remembered entry. Above
+    /// [`GROWTH_HITS_PER_MILLE`], the buckets in use double.
+    ///
+    /// A table filling up is no reason to grow by itself: a long analysis fills any
+    /// table with entries of layouts long done. And growing costs time per node: the
+    /// more buckets in use, the fewer probes the caches answer. On all layouts of the
+    /// 60 random views of `deckhand bench preferans --random 60 --seed 7`, growing at
+    /// three quarters full (the rule before) against this rule, both at once on one
+    /// core each: misère 52.17 -> 49.83 s of CPU, no-trump 13.24 -> 11.24 s, trump
+    /// 26.97 -> 25.70 s, for 7.0%, 3.7% and 2.9% more nodes per layout.
+    pub fn finish_solve(&mut self) {
         if self.filled > 0 {
-            let used = self.table.header().used.fetch_add(self.filled, Relaxed) + self.filled;
+            self.table.header().used.fetch_add(self.filled, Relaxed);
             self.filled = 0;
-            if 4 * used >= 3 * (self.mask + 1) * WAYS {
+        }
+        let sampled = (self.probes - self.window_start) >> self.sample_shift;
+        if self.may_grow && sampled >= GROWTH_WINDOW {
+            if 1000 * self.evicted_hits >= GROWTH_HITS_PER_MILLE * sampled {
                 self.table.grow(self.mask);
             }
+            self.window_start = self.probes;
+            self.evicted_hits = 0;
         }
     }
 
@@ -588,7 +700,9 @@ impl TableHandle {
             .fetch_add(1, Relaxed)
             .wrapping_add(1)
             & 7;
-        self.mask = self.table.mask();
+        if self.table.mask() != self.mask {
+            self.take_mask();
+        }
     }
 
     /// The bucket of an entry among the buckets in use, the line of it that holds its
@@ -675,10 +789,24 @@ impl TableHandle {
             way = select_unpredictable(matches, i, way);
         }
         if found == 0 {
+            if self.sampled(bucket)
+                && self
+                    .table
+                    .was_evicted(bucket, self.sample_shift, line, want)
+            {
+                self.evicted_hits += 1;
+            }
             return None;
         }
         self.hits += 1;
         Some((found, way))
+    }
+
+    /// Whether an entry is of the strain and scope searched (and in misère and no-trump,
+    /// not a trump game's class entry or reliance word): one this search may find again.
+    #[inline(always)]
+    fn own(&self, d: Data) -> bool {
+        d.strain == self.strain && !(d.class && self.both_lines) && d.scope == self.scope
     }
 
     /// Narrows the stored bounds (or inserts a new entry) for this position (or class).
@@ -696,10 +824,10 @@ impl TableHandle {
         relied: Option<u32>,
     ) {
         self.stores += 1;
-        let (bucket, line, want) = self.place(entry);
+        let (index, line, want) = self.place(entry);
         let tag_bits = want & !0 << DATA_BITS;
         let generation = self.generation;
-        let bucket = &self.table.buckets[bucket];
+        let bucket = &self.table.buckets[index];
         let (slots, reliance) = (&bucket.lines[line], bucket.reliance());
         // As in `probe`, the slot of this entry is found without a branch on where it
         // sits; so is the victim, should there be none.
@@ -716,10 +844,9 @@ impl TableHandle {
             // generations, then the shallowest entry.
             let d = Data::unpack(word);
             let age = i32::from(generation.wrapping_sub(d.generation) & 7);
-            let foreign = d.strain != self.strain || d.class && self.both_lines;
             let score = if word == 0 {
                 -1000
-            } else if foreign || d.scope != self.scope {
+            } else if !self.own(d) {
                 -500 + i32::from(d.tricks)
             } else {
                 i32::from(d.tricks) * 2 - age * 4
@@ -766,8 +893,12 @@ impl TableHandle {
             return;
         }
         let slot = &slots[victim];
-        if slot.load(Relaxed) == 0 {
+        let evicted = slot.load(Relaxed);
+        if evicted == 0 {
             self.filled += 1;
+        } else if self.sampled(index) && self.own(Data::unpack(evicted)) {
+            self.table
+                .remember_evicted(index, self.sample_shift, line, evicted);
         }
         if let Some(code) = relied {
             reliance[victim].store(reliance_word(tag_bits, self.strain, lo, hi, code), Relaxed);
@@ -952,7 +1083,7 @@ pub(super) mod tests {
         let key = key([0b111, 0b111 << 8, 0b111 << 16]);
         assert!(t.probe(Entry::new(key, 1)).is_none());
         t.store(Entry::new(key, 1), 3, 1, 2, 5, None);
-        t.count_filled();
+        t.finish_solve();
         let p = t.probe(Entry::new(key, 1)).unwrap();
         assert_eq!((p.lo, p.hi, p.best), (1, 2, 5));
         assert!(t.probe(Entry::new(key, 2)).is_none());
@@ -1252,7 +1383,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn grows_when_three_quarters_full_keeping_every_entry() {
+    fn growing_keeps_every_entry() {
         // A trump game's entries, in the buckets' first lines, and misère's, in both.
         for strain in [Strain::Trump(crate::Suit::Spades), Strain::Misere] {
             grows_keeping_every_entry(strain);
@@ -1267,32 +1398,103 @@ pub(super) mod tests {
         t.set_strain(strain);
         let keys: Vec<u64> = random_keys(1).take(2 * MIN_BUCKETS * WAYS).collect();
         let mut in_use = vec![table.slots_in_use()];
-        for (i, batch) in keys.chunks(4096).enumerate() {
+        for (i, batch) in keys.chunks(MIN_BUCKETS * WAYS / 2).enumerate() {
             t.next_generation();
             for &k in batch {
                 t.store(Entry::new(k, 0), 5, 2, 3, NO_MOVE, None);
             }
-            let stored = (4096 * (i + 1)).min(keys.len());
-            let grows = 4 * (table.used() + t.filled) >= 3 * table.slots_in_use();
-            let held = |t: &mut TableHandle| -> usize {
-                keys[..stored]
-                    .iter()
-                    .filter(|&&k| t.probe(Entry::new(k, 0)).is_some())
-                    .count()
+            t.finish_solve();
+            let held = |t: &mut TableHandle| -> Vec<bool> {
+                keys.iter()
+                    .map(|&k| t.probe(Entry::new(k, 0)).is_some())
+                    .collect()
             };
-            let before = if grows { held(&mut t) } else { 0 };
-            t.count_filled();
+            let before = held(&mut t);
+            table.grow(t.mask);
             // The handle takes the new mask at its next solve start.
             t.next_generation();
-            if table.slots_in_use() != *in_use.last().unwrap() {
-                in_use.push(table.slots_in_use());
-                assert_eq!(held(&mut t), before, "lost growing to {}", in_use.len());
-            }
+            in_use.push(table.slots_in_use());
+            assert!(held(&mut t) == before, "lost growing after batch {i}");
         }
-        // Doubling at three quarters full, never past the whole table.
+        // Doubling, never past the whole table.
         let slots = MIN_BUCKETS * WAYS;
-        assert_eq!(in_use, [slots, 2 * slots, 4 * slots]);
+        assert_eq!(in_use, [slots, 2 * slots, 4 * slots, 4 * slots, 4 * slots]);
         assert!(table.used() <= table.capacity());
+    }
+
+    /// The table grows when its sampled buckets show that twice the buckets would hold
+    /// entries the search keeps probing for: here sixteen positions in turn in one
+    /// bucket of eight slots. Probed elsewhere, or never again, evicted entries are no
+    /// reason to grow.
+    #[test]
+    fn grows_when_evicted_entries_are_probed_again() {
+        for strain in [Strain::Trump(crate::Suit::Spades), Strain::Misere] {
+            // Bucket 0 is sampled; bucket 1 is not.
+            assert!(grows_probing_again(strain, 0, true));
+            assert!(!grows_probing_again(strain, 1, true));
+            assert!(!grows_probing_again(strain, 0, false));
+        }
+    }
+
+    /// Filling a table is no reason to grow: here every entry is probed once, stored,
+    /// and never probed again.
+    #[test]
+    fn filling_up_is_no_reason_to_grow() {
+        let bucket = std::mem::size_of::<Bucket>();
+        let table = Arc::new(Table::with_sizes(0, 2 * MIN_BUCKETS * bucket));
+        let mut t = TableHandle::new(table.clone());
+        t.set_strain(Strain::Trump(crate::Suit::Spades));
+        let keys: Vec<u64> = random_keys(5).take(3 * MIN_BUCKETS * WAYS).collect();
+        for batch in keys.chunks(4096) {
+            t.next_generation();
+            for &k in batch {
+                assert!(t.probe(Entry::new(k, 0)).is_none());
+                t.store(Entry::new(k, 0), 5, 2, 3, NO_MOVE, None);
+            }
+            t.finish_solve();
+        }
+        assert!(4 * table.used() >= 3 * table.slots_in_use(), "it filled up");
+        assert_eq!(table.slots_in_use(), MIN_BUCKETS * WAYS);
+    }
+
+    /// Whether a table grows as a search stores sixteen entries of one line of `bucket`
+    /// in turn, over and over, probing each `again` before it stores it, or else probing
+    /// entries it never stores; and probes an absent entry elsewhere, so that `bucket`
+    /// gets as many probes as any sampled bucket would.
+    fn grows_probing_again(strain: Strain, bucket: usize, again: bool) -> bool {
+        let table = Arc::new(Table::with_sizes(
+            0,
+            2 * MIN_BUCKETS * std::mem::size_of::<Bucket>(),
+        ));
+        let mut t = TableHandle::new(table.clone());
+        t.set_strain(strain);
+        // Misère puts some of a bucket's entries in its second line: take the first's.
+        let keys: Vec<u64> = (1u64..)
+            .filter(|&k| t.place(Entry::new(k, 0)).0 == bucket)
+            .filter(|&k| t.place(Entry::new(k, 0)).1 == 0)
+            .take(3 * WAYS)
+            .collect();
+        let (cycled, never_stored) = keys.split_at(2 * WAYS);
+        let elsewhere = (1u64..)
+            .find(|&k| !t.sampled(t.place(Entry::new(k, 0)).0))
+            .unwrap();
+        let buckets_per_sample: usize = 1 << Table::sample_shift(t.mask);
+        // Until a window's worth of probes has been judged.
+        let window = GROWTH_WINDOW * buckets_per_sample as u64;
+        while t.probes <= window {
+            t.next_generation();
+            for _ in 0..(buckets_per_sample - 1) * cycled.len() {
+                assert!(t.probe(Entry::new(elsewhere, 0)).is_none());
+            }
+            for (i, &k) in cycled.iter().enumerate() {
+                let probed = if again { k } else { never_stored[i % WAYS] };
+                if t.probe(Entry::new(probed, 0)).is_none() {
+                    t.store(Entry::new(k, 0), 5, 2, 3, NO_MOVE, None);
+                }
+            }
+            t.finish_solve();
+        }
+        table.slots_in_use() > MIN_BUCKETS * WAYS
     }
 
     #[test]
@@ -1314,8 +1516,13 @@ pub(super) mod tests {
                     let mut t = TableHandle::new(table);
                     t.set_strain(strain);
                     let mut x = seed;
-                    for _ in 0..150_000 {
+                    for i in 0..150_000 {
                         t.next_generation();
+                        // One thread doubles the buckets in use while the other
+                        // searches on with the old ones.
+                        if seed == 1 && i % 50_000 == 25_000 {
+                            t.table().grow(t.mask);
+                        }
                         for _ in 0..4 {
                             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
                             let k = (x >> 33) % 2_000_000 + 1;
@@ -1325,17 +1532,12 @@ pub(super) mod tests {
                             let (lo, hi) = bounds(k);
                             t.store(Entry::new(k, 0), 5, lo, hi, NO_MOVE, None);
                         }
-                        t.count_filled();
+                        t.finish_solve();
                     }
                 });
             }
         });
-        // About 900,000 keys: the table grew at least once.
-        assert!(
-            table.slots_in_use() > MIN_BUCKETS * WAYS,
-            "{}",
-            table.slots_in_use()
-        );
+        assert_eq!(table.slots_in_use(), 4 * MIN_BUCKETS * WAYS);
     }
 
     /// The holders (0 leader, 1 next, 2 the one after) of each suit's cards in hands,
@@ -1547,7 +1749,7 @@ pub(super) mod tests {
         );
         assert!(b.probe(Entry::new(key, 1)).is_none());
         a.store(Entry::new(key, 1), 3, 1, 2, 5, None);
-        a.count_filled();
+        a.finish_solve();
         let p = b
             .probe(Entry::new(key, 1))
             .expect("stored through the other mapping");
@@ -1602,7 +1804,8 @@ pub(super) mod tests {
         for &k in &keys {
             a.store(Entry::new(k, 0), 5, 2, 3, NO_MOVE, None);
         }
-        a.count_filled();
+        a.finish_solve();
+        a.table().grow(a.mask);
         assert_eq!(second.slots_in_use(), 2 * MIN_BUCKETS * WAYS);
         a.next_generation();
         b.next_generation();
