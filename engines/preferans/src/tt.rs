@@ -47,9 +47,10 @@ use super::contract::Strain;
 use super::rules::{fill_up_suits, suit_len, suit_pair_table};
 use super::table_memory::{Header, TableFileError, TableMemory};
 
-/// Default table size in bytes.
-/// 128 MB: 8 M slots (half the bytes are reliance words). At 64 MB, preferansRu7 on all
-/// layouts took 683.2 nodes per layout against 610.4.
+/// Default table size in bytes: the most a table grows to (see
+/// [`TableHandle::finish_solve`]). 128 MB: 8 M slots (half the bytes are reliance
+/// words). When tables grew whenever three quarters full, preferansRu7 on all layouts
+/// took 683.2 nodes per layout at 64 MB against 610.4.
 pub const DEFAULT_TT_BYTES: usize = 128 << 20;
 
 /// A table uses this many bytes of its memory at first (or all of it, if less: its
