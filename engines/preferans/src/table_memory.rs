@@ -41,8 +41,8 @@ pub(crate) struct Header {
     pub used: AtomicUsize,
     /// The buckets in use, minus one (an index mask): the first ones (see `tt::Table`).
     pub mask: AtomicUsize,
-    /// When a user began doubling the buckets in use (seconds since the Unix epoch),
-    /// or 0 (see `tt::Table::grow`).
+    /// When a user began doubling or shrinking the buckets in use (seconds since the
+    /// Unix epoch), or 0 (see `tt::Table::while_claimed`).
     pub growing_since: AtomicU64,
 }
 

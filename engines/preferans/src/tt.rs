@@ -427,40 +427,33 @@ impl Table {
     /// Doubles the buckets in use, if `mask` is still the table's and there are more
     /// buckets. Each entry of bucket `j` stays there or moves to bucket `j + count`, as
     /// the next bit of its mixed identity says (its tag's bit
-    /// `log2(count) - INDEX_BITS`): that bucket is new and empty, so every entry fits.
-    /// Another thread or process already growing the table makes this a no-op.
+    /// `log2(count) - INDEX_BITS`): that bucket is emptied first (it may hold entries
+    /// from before a [`Table::shrink`]), so every entry fits.
+    /// Another thread or process already growing or shrinking the table makes this a
+    /// no-op.
     ///
     /// Other threads go on solving meanwhile with the old mask, until their next solve:
     /// they miss the entries moved, and their own stores to those may land where the
     /// new mask never looks (they age out). That costs only time: a slot's tag and
     /// bucket name its position under either mask.
-    ///
-    /// A claim older than [`STALE_GROWTH_SECS`] is of a process that died growing a
-    /// table file, and is taken over: moving again is harmless (an entry moved twice at
-    /// once is kept twice, both copies true bounds of one position).
     fn grow(&self, mask: usize) {
         let count = mask + 1;
         if count >= self.buckets.len() {
             return;
         }
-        let claim = &self.header().growing_since;
-        let since = claim.load(Ordering::Acquire);
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_secs().max(1));
-        let stale = since != 0 && now.saturating_sub(since) > STALE_GROWTH_SECS;
-        if since != 0 && !stale
-            || claim
-                .compare_exchange(since, now, Ordering::Acquire, Relaxed)
-                .is_err()
-        {
-            return;
-        }
-        if self.mask() == mask {
+        self.while_claimed(|| {
+            if self.mask() != mask {
+                return;
+            }
             let bit = count.trailing_zeros() - INDEX_BITS;
             let moves = |word: u64| word != 0 && (word >> DATA_BITS >> bit) & 1 != 0;
             for (j, bucket) in self.buckets[..count].iter().enumerate() {
                 let target = &self.buckets[j + count];
+                for slot in target.lines.iter().flatten() {
+                    if slot.load(Relaxed) != 0 {
+                        slot.store(0, Relaxed);
+                    }
+                }
                 for (slot, second) in bucket.slots().iter().zip(bucket.reliance()) {
                     let word = slot.load(Relaxed);
                     if !moves(word) {
@@ -494,13 +487,76 @@ impl Table {
             self.header().mask.store(2 * count - 1, Ordering::Release);
             // Other buckets are sampled now.
             self.forget_evicted();
+        });
+    }
+
+    /// Returns the buckets in use to the part a new table uses (see
+    /// [`INITIAL_TT_BYTES`]), for an analysis of other cards: a larger part costs time
+    /// per node, as fewer probes hit the caches, and that analysis grows it again if
+    /// growing pays. The entries of the buckets kept stay; those of the buckets given
+    /// up are dropped (a growth empties them before moving entries in). Returns whether
+    /// the part in use was larger; another thread or process growing or shrinking the
+    /// table at the time makes this a no-op.
+    ///
+    /// As with a growth, other threads go on solving with the old mask until their next
+    /// solve: what they find holds (a slot's tag and bucket name its position under
+    /// any mask), and what they store past the part kept is lost.
+    pub fn shrink(&self) -> bool {
+        let initial = self.buckets.len().min(bucket_count(INITIAL_TT_BYTES));
+        let mut shrunk = false;
+        self.while_claimed(|| {
+            if self.mask() < initial {
+                return;
+            }
+            self.header().mask.store(initial - 1, Ordering::Release);
+            // The occupied slots of the part kept: the words of first lines, and the
+            // second lines' words that are not reliance words.
+            let used = self.buckets[..initial]
+                .iter()
+                .map(|b| {
+                    let slots = b.slots().iter().filter(|s| s.load(Relaxed) != 0);
+                    let seconds = b.reliance().iter().filter(|s| {
+                        let word = s.load(Relaxed);
+                        word != 0 && word & RELIANCE_MARK == 0
+                    });
+                    slots.count() + seconds.count()
+                })
+                .sum();
+            self.header().used.store(used, Relaxed);
+            self.forget_evicted();
+            shrunk = true;
+        });
+        shrunk
+    }
+
+    /// Runs `change` (a growth or a shrink of the buckets in use) under the header's
+    /// claim, unless another thread or process holds it.
+    ///
+    /// A claim older than [`STALE_GROWTH_SECS`] is of a process that died changing a
+    /// table file, and is taken over: moving again is harmless (an entry moved twice at
+    /// once is kept twice, both copies true bounds of one position).
+    fn while_claimed(&self, change: impl FnOnce()) {
+        let claim = &self.header().growing_since;
+        let since = claim.load(Ordering::Acquire);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_secs().max(1));
+        let stale = since != 0 && now.saturating_sub(since) > STALE_GROWTH_SECS;
+        if since != 0 && !stale
+            || claim
+                .compare_exchange(since, now, Ordering::Acquire, Relaxed)
+                .is_err()
+        {
+            return;
         }
+        change();
         claim.store(0, Ordering::Release);
     }
 }
 
-/// A growth claim older than this is of a process that died growing (a growth reads
-/// the buckets in use once, and moves half their entries).
+/// A claim older than this is of a process that died growing or shrinking the table (a
+/// growth reads the buckets in use once, and moves half their entries; a shrink reads
+/// the part kept once).
 const STALE_GROWTH_SECS: u64 = 60;
 
 /// Added to the declarer's seat relative to the leader (0..3) in the `id` of a class
@@ -1421,6 +1477,85 @@ pub(super) mod tests {
         let slots = MIN_BUCKETS * WAYS;
         assert_eq!(in_use, [slots, 2 * slots, 4 * slots, 4 * slots, 4 * slots]);
         assert!(table.used() <= table.capacity());
+    }
+
+    #[test]
+    fn shrinking_keeps_the_first_part_and_growing_again_keeps_every_entry() {
+        for strain in [Strain::Trump(crate::Suit::Spades), Strain::Misere] {
+            shrinks_and_grows_again(strain);
+        }
+    }
+
+    /// A table grown to four times its first part and filled is shrunk: the entries of
+    /// the first part stay, the others are gone, and what is stored next survives the
+    /// growths that take the given-up buckets back, stale entries and all.
+    fn shrinks_and_grows_again(strain: Strain) {
+        let bucket = std::mem::size_of::<Bucket>();
+        let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
+        let mut t = TableHandle::new(table.clone());
+        t.set_strain(strain);
+        // Bounds that are a function of the key, so a hit shows whose entry it is.
+        let bounds = |k: u64| ((k % 5) as u8, (k % 5 + k % 3) as u8);
+        let store = |t: &mut TableHandle, keys: &[u64]| {
+            t.next_generation();
+            for &k in keys {
+                let (lo, hi) = bounds(k);
+                t.store(Entry::new(k, 0), 5, lo, hi, NO_MOVE, None);
+            }
+            t.finish_solve();
+        };
+        let held = |t: &mut TableHandle, keys: &[u64]| -> Vec<u64> {
+            let found = keys.iter().filter(|&&k| match t.probe(Entry::new(k, 0)) {
+                Some(p) => {
+                    assert_eq!((p.lo, p.hi), bounds(k), "key {k}");
+                    true
+                }
+                None => false,
+            });
+            found.copied().collect()
+        };
+        assert!(!table.shrink(), "nothing to give up yet");
+        table.grow(t.mask);
+        table.grow(2 * t.mask + 1);
+        // Stale entries past the first part fill most buckets there.
+        let old: Vec<u64> = random_keys(3).take(3 * MIN_BUCKETS * WAYS).collect();
+        store(&mut t, &old);
+        let old_held = held(&mut t, &old);
+        let (mask, used) = (t.mask, table.used());
+        assert_eq!(mask + 1, 4 * MIN_BUCKETS);
+        assert!(table.shrink());
+        assert_eq!(table.slots_in_use(), MIN_BUCKETS * WAYS);
+        let first_part: Vec<u64> = old_held
+            .iter()
+            .copied()
+            .filter(|&k| t.place(Entry::new(k, 0)).0 < MIN_BUCKETS)
+            .collect();
+        t.next_generation();
+        let kept = held(&mut t, &old);
+        assert!(
+            kept == first_part,
+            "{} of {} kept",
+            kept.len(),
+            first_part.len()
+        );
+        assert!(table.used() >= first_part.len() && table.used() < used / 3);
+        // A new analysis fills the first part, and the table grows twice.
+        let new: Vec<u64> = random_keys(4).take(MIN_BUCKETS * WAYS / 2).collect();
+        store(&mut t, &new);
+        let new_held = held(&mut t, &new);
+        assert!(new_held.len() > new.len() * 9 / 10);
+        for _ in 0..2 {
+            table.grow(t.mask);
+            t.next_generation();
+            let kept = held(&mut t, &new);
+            assert!(
+                kept == new_held,
+                "{} of {} kept",
+                kept.len(),
+                new_held.len()
+            );
+        }
+        assert_eq!(table.slots_in_use(), 4 * MIN_BUCKETS * WAYS);
     }
 
     /// The table grows when its sampled buckets show that twice the buckets would hold

@@ -149,6 +149,7 @@ impl pb::preferans_worker_service_server::PreferansWorkerService for Worker {
         let range = layout_range(request.start, request.end)?;
         let order = layout_order(&request.layout_order, request.layout_group)?;
         tracing::info!(job_id, start = range.start, end = range.end, layout_order = ?request.layout_order, layout_group = request.layout_group, strain = %view.contract().strain, "solving layouts");
+        self.pool.begin_analysis(&view);
         let openings = Arc::new(opening_names(&view));
         // A message holds a byte per layout and opening; it must fit the
         // message limit (the openings' names and framing take well under 1 KiB).

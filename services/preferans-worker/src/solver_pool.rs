@@ -7,7 +7,9 @@
 //! prefers an idle slot that last solved the request's strain (its move-ordering
 //! history is warm if that was the same analysis; a solver starts it afresh for
 //! another one), and the coordinator gives a worker neighbouring chunks, whose
-//! positions the shared table then serves to every slot.
+//! positions the shared table then serves to every slot. The table's size in use is
+//! reset when an analysis of another view begins on an idle pool
+//! ([`SolverPool::begin_analysis`]).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use deckhand::preferans::strain_name;
 use deckhand::proto::preferans::v1 as pb;
-use deckhand_preferans::{Solver, Strain, TableFileError};
+use deckhand_preferans::{DeclarerView, Solver, Strain, TableFileError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// One long-lived solver and its counters.
@@ -39,8 +41,10 @@ pub struct SolverPool {
     pub(crate) slots: Vec<Slot>,
     idle: Arc<Semaphore>,
     table_bytes: usize,
-    /// The identity of a shared table file (see [`shared_table_identity`]), or empty.
-    shared_table: String,
+    /// For a table file, its identity (see [`shared_table_identity`]).
+    shared_table: Option<String>,
+    /// The view of the last request for layouts (see [`SolverPool::begin_analysis`]).
+    last_view: Mutex<Option<Arc<DeclarerView>>>,
 }
 
 /// A slot checked out of the pool; returned when dropped.
@@ -82,12 +86,7 @@ impl SolverPool {
     /// `threads` solvers sharing one table of `table_bytes_per_thread` × `threads`.
     pub fn new(threads: usize, table_bytes_per_thread: usize) -> Arc<SolverPool> {
         let table_bytes = table_bytes(threads, table_bytes_per_thread);
-        SolverPool::with_solver(
-            threads,
-            Solver::new(table_bytes),
-            table_bytes,
-            String::new(),
-        )
+        SolverPool::with_solver(threads, Solver::new(table_bytes), table_bytes, None)
     }
 
     /// As [`SolverPool::new`], on the table file at `path`, which other workers on this
@@ -104,7 +103,7 @@ impl SolverPool {
             threads,
             solver,
             table_bytes,
-            shared_table,
+            Some(shared_table),
         ))
     }
 
@@ -113,7 +112,7 @@ impl SolverPool {
         threads: usize,
         first: Solver,
         table_bytes: usize,
-        shared_table: String,
+        shared_table: Option<String>,
     ) -> Arc<SolverPool> {
         let threads = threads.max(1);
         let mut solvers = vec![first];
@@ -137,7 +136,35 @@ impl SolverPool {
             idle: Arc::new(Semaphore::new(threads)),
             table_bytes,
             shared_table,
+            last_view: Mutex::new(None),
         })
+    }
+
+    /// Called as a request for layouts of `view` begins. The first request of another
+    /// view than the last one's, while no slot is busy, returns the table to the size a
+    /// new table starts at ([`Solver::shrink_table`]): an analysis that grew the table
+    /// left it large, and a large table costs the next analysis time per node unless
+    /// that one needs the room (it then grows the table again). Not for a table file,
+    /// which other workers' analyses may be using. Returns whether it asked the table to
+    /// shrink (which does nothing to a table that never grew).
+    pub(crate) fn begin_analysis(&self, view: &Arc<DeclarerView>) -> bool {
+        let mut last = self.last_view.lock().unwrap_or_else(|p| p.into_inner());
+        if last.as_deref() == Some(&**view) {
+            return false;
+        }
+        *last = Some(view.clone());
+        let busy = self.slots.iter().any(|s| s.busy.load(Ordering::Acquire));
+        if busy || self.shared_table.is_some() {
+            return false;
+        }
+        // An idle slot's solver is free (one leased since is passed over).
+        let Some(solver) = self.slots.iter().find_map(|s| s.solver.try_lock().ok()) else {
+            return false;
+        };
+        if solver.shrink_table() {
+            tracing::info!("table returned to its first size for an analysis of another view");
+        }
+        true
     }
 
     pub fn threads(&self) -> usize {
@@ -195,7 +222,7 @@ impl SolverPool {
             threads,
             table_bytes: self.table_bytes as u64,
             instance: instance().to_string(),
-            shared_table: self.shared_table.clone(),
+            shared_table: self.shared_table.clone().unwrap_or_default(),
         }
     }
 }
@@ -274,6 +301,31 @@ mod tests {
         assert!(!one.status().shared_table.is_empty());
         assert_eq!(one.status().shared_table, other.status().shared_table);
         assert_eq!(SolverPool::new(1, 1 << 20).status().shared_table, "");
+        // Other workers may be solving on the file: another view leaves it as it is.
+        assert!(!one.begin_analysis(&spades_view("KQT7.AQJ.KJ*9.A*J")));
         std::fs::remove_file(&path).unwrap();
+    }
+
+    fn spades_view(text: &str) -> Arc<DeclarerView> {
+        let contract: Contract = "6S".parse().unwrap();
+        Arc::new(DeclarerView::from_notation(text, Seat::N, contract, Seat::W).unwrap())
+    }
+
+    #[test]
+    fn another_view_while_no_slot_is_busy_returns_the_table_to_its_first_size() {
+        let pool = SolverPool::new(2, 1 << 20);
+        let (ru1, ru4) = (
+            spades_view("QT7.KQJ.A*8*7.KQJ"),
+            spades_view("KQT7.AQJ.KJ*9.A*J"),
+        );
+        assert!(pool.begin_analysis(&ru1));
+        assert!(!pool.begin_analysis(&ru1), "the same view again");
+        assert!(pool.begin_analysis(&ru4));
+        // While a slot solves, the table serves that analysis too.
+        pool.slots[1].busy.store(true, Ordering::Release);
+        assert!(!pool.begin_analysis(&ru1));
+        pool.slots[1].busy.store(false, Ordering::Release);
+        assert!(!pool.begin_analysis(&ru1), "the same view again");
+        assert!(pool.begin_analysis(&ru4));
     }
 }
