@@ -186,7 +186,7 @@ impl Problem {
 
     /// Takes a chunk nobody holds for `worker`: the one after the chunk its `run`
     /// leased last, so that each run is of neighbouring layouts (they share many
-    /// positions, so its table keeps paying), else one from [`pick_waiting`].
+    /// positions, so its table keeps paying), else one from `pick_waiting`.
     ///
     /// A run is a worker's own (`run` its address), or that of all the workers on one
     /// shared table: they then take turns along one run, as the threads of one worker

@@ -9,7 +9,7 @@
 //! another one), and the coordinator gives a worker neighbouring chunks, whose
 //! positions the shared table then serves to every slot. The table's size in use is
 //! reset when an analysis of another view begins on an idle pool
-//! ([`SolverPool::begin_analysis`]).
+//! (`SolverPool::begin_analysis`).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
