@@ -27,6 +27,9 @@ pub struct SolverStats {
     /// Occupied table entries.
     pub tt_used: usize,
     pub tt_capacity: usize,
+    /// Bytes of the table in use now: it grows when that pays, up to its whole size,
+    /// and shrinks back ([`Solver::shrink_table`]).
+    pub tt_bytes_in_use: usize,
     /// Number of solve calls.
     pub solves: u64,
 }
@@ -136,6 +139,7 @@ impl Solver {
             tt_stores: self.tt.stores,
             tt_used: self.tt.table().used(),
             tt_capacity: self.tt.capacity(),
+            tt_bytes_in_use: self.tt.table().bytes_in_use(),
             solves: self.solves,
         }
     }

@@ -360,6 +360,12 @@ impl Table {
         self.buckets.len() * WAYS
     }
 
+    /// Bytes of the buckets in use (see [`TableHandle::finish_solve`] and
+    /// [`Table::shrink`]).
+    pub fn bytes_in_use(&self) -> usize {
+        (self.mask() + 1) * std::mem::size_of::<Bucket>()
+    }
+
     #[cfg(test)]
     fn slots_in_use(&self) -> usize {
         (self.mask() + 1) * WAYS
@@ -1524,8 +1530,10 @@ pub(super) mod tests {
         let old_held = held(&mut t, &old);
         let (mask, used) = (t.mask, table.used());
         assert_eq!(mask + 1, 4 * MIN_BUCKETS);
+        assert_eq!(table.bytes_in_use(), 4 * MIN_BUCKETS * bucket);
         assert!(table.shrink());
         assert_eq!(table.slots_in_use(), MIN_BUCKETS * WAYS);
+        assert_eq!(table.bytes_in_use(), MIN_BUCKETS * bucket);
         let first_part: Vec<u64> = old_held
             .iter()
             .copied()

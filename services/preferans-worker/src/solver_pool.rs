@@ -34,6 +34,8 @@ pub(crate) struct Slot {
     pub(crate) hits: AtomicU64,
     /// Search nodes, as of the last piece of work.
     pub(crate) nodes: AtomicU64,
+    /// Bytes of the table in use, as of the last piece of work.
+    pub(crate) table_bytes_in_use: AtomicU64,
 }
 
 /// The worker's solvers; a semaphore counts the idle ones.
@@ -45,6 +47,8 @@ pub struct SolverPool {
     shared_table: Option<String>,
     /// The view of the last request for layouts (see [`SolverPool::begin_analysis`]).
     last_view: Mutex<Option<Arc<DeclarerView>>>,
+    /// How often the table was returned to its first size.
+    pub(crate) table_shrinks: AtomicU64,
 }
 
 /// A slot checked out of the pool; returned when dropped.
@@ -70,6 +74,8 @@ impl Slot {
         self.probes.store(stats.tt_probes, Ordering::Relaxed);
         self.hits.store(stats.tt_hits, Ordering::Relaxed);
         self.nodes.store(stats.nodes, Ordering::Relaxed);
+        self.table_bytes_in_use
+            .store(stats.tt_bytes_in_use as u64, Ordering::Relaxed);
         result
     }
 }
@@ -131,12 +137,14 @@ impl SolverPool {
                     probes: AtomicU64::new(0),
                     hits: AtomicU64::new(0),
                     nodes: AtomicU64::new(0),
+                    table_bytes_in_use: AtomicU64::new(0),
                 })
                 .collect(),
             idle: Arc::new(Semaphore::new(threads)),
             table_bytes,
             shared_table,
             last_view: Mutex::new(None),
+            table_shrinks: AtomicU64::new(0),
         })
     }
 
@@ -162,6 +170,7 @@ impl SolverPool {
             return false;
         };
         if solver.shrink_table() {
+            self.table_shrinks.fetch_add(1, Ordering::Relaxed);
             tracing::info!("table returned to its first size for an analysis of another view");
         }
         true
@@ -278,6 +287,10 @@ mod tests {
         let pool = SolverPool::new(2, 1 << 20);
         assert_eq!(pool.status().table_bytes, 2 << 20);
         let (_, first) = solve_ru1(&pool.slots[0]);
+        // A table starts with 8 MB of it in use (here all of it).
+        assert_eq!(first.tt_bytes_in_use, 8 << 20);
+        let in_use = pool.slots[0].table_bytes_in_use.load(Ordering::Relaxed);
+        assert_eq!(in_use, 8 << 20);
         // The other slot starts with the entries the first stored, and finds the
         // same layouts almost free.
         let (before, second) = solve_ru1(&pool.slots[1]);

@@ -25,6 +25,16 @@ pub fn register_metrics(pool: Arc<SolverPool>) {
         "share of transposition-table entries in use",
     );
     describe(
+        "deckhand_worker_table_bytes_in_use",
+        "gauge",
+        "bytes of the transposition table in use as of each thread's last piece of work (it grows when that pays, and returns to its first size for an analysis of another view)",
+    );
+    describe(
+        "deckhand_worker_table_shrinks_total",
+        "counter",
+        "times the transposition table was returned to its first size",
+    );
+    describe(
         "deckhand_worker_table_hit_rate",
         "gauge",
         "transposition-table hits per probe since the table was created",
@@ -40,7 +50,11 @@ pub fn register_metrics(pool: Arc<SolverPool>) {
         "1 while a thread is solving",
     );
     register_collector(move || {
-        let mut samples = Vec::new();
+        let mut samples = vec![Sample {
+            name: "deckhand_worker_table_shrinks_total",
+            labels: Vec::new(),
+            value: pool.table_shrinks.load(Ordering::Relaxed) as f64,
+        }];
         for (i, slot) in pool.slots.iter().enumerate() {
             let thread = vec![("thread".to_string(), i.to_string())];
             let probes = slot.probes.load(Ordering::Relaxed);
@@ -63,6 +77,10 @@ pub fn register_metrics(pool: Arc<SolverPool>) {
             push(
                 "deckhand_worker_table_fill",
                 f64::from_bits(slot.fill.load(Ordering::Relaxed)),
+            );
+            push(
+                "deckhand_worker_table_bytes_in_use",
+                slot.table_bytes_in_use.load(Ordering::Relaxed) as f64,
             );
             push(
                 "deckhand_worker_table_hit_rate",
