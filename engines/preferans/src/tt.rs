@@ -182,6 +182,16 @@ impl Bucket {
     fn reliance(&self) -> &[AtomicU64; WAYS] {
         &self.lines[1]
     }
+
+    /// Empties every word, writing only those that are set (fresh memory stays
+    /// untouched).
+    fn empty(&self) {
+        for slot in self.lines.iter().flatten() {
+            if slot.load(Relaxed) != 0 {
+                slot.store(0, Relaxed);
+            }
+        }
+    }
 }
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 128);
@@ -379,11 +389,8 @@ impl Table {
     /// Empties every slot. Meant for a table no other thread is using.
     pub fn clear(&self) {
         let in_use = self.mask() + 1;
-        for slot in self.buckets[..in_use]
-            .iter()
-            .flat_map(|b| b.lines.iter().flatten())
-        {
-            slot.store(0, Relaxed);
+        for bucket in &self.buckets[..in_use] {
+            bucket.empty();
         }
         self.header().used.store(0, Relaxed);
         self.header().generation.store(0, Relaxed);
@@ -455,11 +462,7 @@ impl Table {
             let moves = |word: u64| word != 0 && (word >> DATA_BITS >> bit) & 1 != 0;
             for (j, bucket) in self.buckets[..count].iter().enumerate() {
                 let target = &self.buckets[j + count];
-                for slot in target.lines.iter().flatten() {
-                    if slot.load(Relaxed) != 0 {
-                        slot.store(0, Relaxed);
-                    }
-                }
+                target.empty();
                 for (slot, second) in bucket.slots().iter().zip(bucket.reliance()) {
                     let word = slot.load(Relaxed);
                     if !moves(word) {
@@ -1454,10 +1457,19 @@ pub(super) mod tests {
         }
     }
 
-    fn grows_keeping_every_entry(strain: Strain) {
+    /// The least table in use at first, of four times as many buckets.
+    fn table_of_four_parts() -> Arc<Table> {
         let bucket = std::mem::size_of::<Bucket>();
-        // The least table in use at first, of four times as many buckets.
-        let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
+        Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket))
+    }
+
+    /// Bounds that are a function of the key, so a hit shows whose entry it is.
+    fn key_bounds(k: u64) -> (u8, u8) {
+        ((k % 5) as u8, (k % 5 + k % 3) as u8)
+    }
+
+    fn grows_keeping_every_entry(strain: Strain) {
+        let table = table_of_four_parts();
         let mut t = TableHandle::new(table.clone());
         t.set_strain(strain);
         let keys: Vec<u64> = random_keys(1).take(2 * MIN_BUCKETS * WAYS).collect();
@@ -1498,15 +1510,13 @@ pub(super) mod tests {
     /// growths that take the given-up buckets back, stale entries and all.
     fn shrinks_and_grows_again(strain: Strain) {
         let bucket = std::mem::size_of::<Bucket>();
-        let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
+        let table = table_of_four_parts();
         let mut t = TableHandle::new(table.clone());
         t.set_strain(strain);
-        // Bounds that are a function of the key, so a hit shows whose entry it is.
-        let bounds = |k: u64| ((k % 5) as u8, (k % 5 + k % 3) as u8);
         let store = |t: &mut TableHandle, keys: &[u64]| {
             t.next_generation();
             for &k in keys {
-                let (lo, hi) = bounds(k);
+                let (lo, hi) = key_bounds(k);
                 t.store(Entry::new(k, 0), 5, lo, hi, NO_MOVE, None);
             }
             t.finish_solve();
@@ -1514,7 +1524,7 @@ pub(super) mod tests {
         let held = |t: &mut TableHandle, keys: &[u64]| -> Vec<u64> {
             let found = keys.iter().filter(|&&k| match t.probe(Entry::new(k, 0)) {
                 Some(p) => {
-                    assert_eq!((p.lo, p.hi), bounds(k), "key {k}");
+                    assert_eq!((p.lo, p.hi), key_bounds(k), "key {k}");
                     true
                 }
                 None => false,
@@ -1650,10 +1660,7 @@ pub(super) mod tests {
     }
 
     fn growing_and_shrinking_under_two_threads(strain: Strain) {
-        let bucket = std::mem::size_of::<Bucket>();
-        let table = Arc::new(Table::with_sizes(0, 4 * MIN_BUCKETS * bucket));
-        // Each key's bounds are a function of the key, so a hit shows whose entry it is.
-        let bounds = |k: u64| ((k % 5) as u8, (k % 5 + k % 3) as u8);
+        let table = table_of_four_parts();
         std::thread::scope(|scope| {
             for seed in 1..=2u64 {
                 let table = table.clone();
@@ -1677,9 +1684,9 @@ pub(super) mod tests {
                             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
                             let k = (x >> 33) % 2_000_000 + 1;
                             if let Some(p) = t.probe(Entry::new(k, 0)) {
-                                assert_eq!((p.lo, p.hi), bounds(k), "key {k}");
+                                assert_eq!((p.lo, p.hi), key_bounds(k), "key {k}");
                             }
-                            let (lo, hi) = bounds(k);
+                            let (lo, hi) = key_bounds(k);
                             t.store(Entry::new(k, 0), 5, lo, hi, NO_MOVE, None);
                         }
                         t.finish_solve();
