@@ -549,7 +549,7 @@ const fn misere_suit_flags(d: u32, o: u32) -> u8 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
 
     use super::super::position::trump_mask;
@@ -559,7 +559,12 @@ mod tests {
     use super::*;
 
     /// Declarer tricks under best play by plain minimax over every legal card.
-    fn minimax(hands: &mut [u32; 3], leader: usize, declarer: usize, trumps: u32) -> u32 {
+    pub(in super::super) fn minimax(
+        hands: &mut [u32; 3],
+        leader: usize,
+        declarer: usize,
+        trumps: u32,
+    ) -> u32 {
         if hands[leader] == 0 {
             return 0;
         }

@@ -1,6 +1,7 @@
 //! The ten standard all-foe problems against their published histograms
-//! (tests/data/standard.txt), and three random trump views against the established
-//! solver's (tests/data/trump_views.txt). Release builds only, as in CI.
+//! (tests/data/standard.txt), and six random trump views against the established
+//! solver's (tests/data/trump_views.txt, tests/data/trump_views_all_layouts.txt).
+//! Release builds only, as in CI.
 //!
 //! To keep CI short, the five short problems are checked over all 184,756 layouts
 //! and the five long ones (10-20 s each on one thread) over their first 20,000;
@@ -66,5 +67,29 @@ fn trump_views_on_a_warm_table_match_the_established_solver() {
         })
         .unwrap();
         assert_eq!(histogram.counts.to_vec(), expected, "{row}");
+    }
+}
+
+/// Trump views whose analyses over all layouts once went wrong (see
+/// tests/data/trump_views_all_layouts.txt): the analysis of all layouts on one thread, in
+/// its split order, as `deckhand preferans solve-all-foe` runs it.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug builds; run with --release")]
+fn trump_views_over_all_layouts_match_the_established_solver() {
+    let data = include_str!("data/trump_views_all_layouts.txt");
+    let rows: Vec<&str> = data.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        let contract: Contract = fields[1].parse().unwrap();
+        let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
+        let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
+        let expected: Vec<u32> = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
+        let analysis = solve_all_foe(&view, 0..LAYOUT_COUNT, 1, |_| {}).unwrap();
+        assert_eq!(
+            analysis.openings[0].histogram.counts.to_vec(),
+            expected,
+            "{row}"
+        );
     }
 }
