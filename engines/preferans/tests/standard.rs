@@ -54,11 +54,7 @@ fn trump_views_on_a_warm_table_match_the_established_solver() {
     let rows: Vec<&str> = data.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(rows.len(), 3);
     for row in rows {
-        let fields: Vec<&str> = row.split_whitespace().collect();
-        let contract: Contract = fields[1].parse().unwrap();
-        let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
-        let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
-        let expected: Vec<u32> = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
+        let (view, expected) = view_and_histogram(row);
         let mut solver = Solver::new(DEFAULT_TT_BYTES);
         let mut histogram = Histogram::default();
         solve_layouts(&mut solver, &view, 0..FIRST_LAYOUTS, |r| {
@@ -80,11 +76,7 @@ fn trump_views_over_all_layouts_match_the_established_solver() {
     let rows: Vec<&str> = data.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(rows.len(), 3);
     for row in rows {
-        let fields: Vec<&str> = row.split_whitespace().collect();
-        let contract: Contract = fields[1].parse().unwrap();
-        let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
-        let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
-        let expected: Vec<u32> = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
+        let (view, expected) = view_and_histogram(row);
         let analysis = solve_all_foe(&view, 0..LAYOUT_COUNT, 1, |_| {}).unwrap();
         assert_eq!(
             analysis.openings[0].histogram.counts.to_vec(),
@@ -92,4 +84,15 @@ fn trump_views_over_all_layouts_match_the_established_solver() {
             "{row}"
         );
     }
+}
+
+/// A row of the trump view files: declarer view (declarer North), contract, leader,
+/// then the histogram of declarer tricks 0..10.
+fn view_and_histogram(row: &str) -> (DeclarerView, Vec<u32>) {
+    let fields: Vec<&str> = row.split_whitespace().collect();
+    let contract: Contract = fields[1].parse().unwrap();
+    let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
+    let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
+    let expected = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
+    (view, expected)
 }
