@@ -43,7 +43,7 @@ use super::contract::Strain;
 use super::history::History;
 use super::position::trump_mask;
 use super::quick::{self, Pairing};
-use super::rules::{self, fill_up_suits, seat_after, suit_of, trick_winner};
+use super::rules::{self, seat_after, suit_of, trick_winner};
 use super::tt::{self, Entry, Probe, TableHandle, NO_MOVE};
 
 /// Internal description of a position to search (no validation: callers guarantee it).
@@ -432,11 +432,9 @@ impl<'t> Search<'t> {
             hi
         };
         if let Some(entries) = entries {
-            #[cfg(test)]
-            if CLASSES && relied & tail == 0 {
-                tests::check_class_bound(self, lo, hi);
-            }
             let (entry, code) = if CLASSES && relied & tail == 0 {
+                #[cfg(test)]
+                tests::check_class_bound(self, lo, hi);
                 (entries.class, None)
             } else {
                 (entries.own, CLASSES.then(|| tt::relied_code(relied, tail)))
@@ -689,8 +687,8 @@ impl<'t> Search<'t> {
             live &= !(1u32 << losing);
         }
         if self.classes && p != self.declarer {
-            let below_declarer = !fill_up_suits(self.hands[self.declarer], u32::MAX);
-            live |= below_declarer & !hand;
+            // Every card of another hand there separates, out of play or not.
+            live |= tt::tail_cards(self.hands[self.declarer], !hand);
         }
         rules::representatives(legal, hand, live)
     }

@@ -50,11 +50,9 @@ fn standard_problems_match_published_histograms() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "slow in debug builds; run with --release")]
 fn trump_views_on_a_warm_table_match_the_established_solver() {
-    let data = include_str!("data/trump_views.txt");
-    let rows: Vec<&str> = data.lines().filter(|l| !l.starts_with('#')).collect();
+    let rows = trump_view_rows(include_str!("data/trump_views.txt"));
     assert_eq!(rows.len(), 3);
-    for row in rows {
-        let (view, expected) = view_and_histogram(row);
+    for (row, view, expected) in rows {
         let mut solver = Solver::new(DEFAULT_TT_BYTES);
         let mut histogram = Histogram::default();
         solve_layouts(&mut solver, &view, 0..FIRST_LAYOUTS, |r| {
@@ -72,11 +70,9 @@ fn trump_views_on_a_warm_table_match_the_established_solver() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "slow in debug builds; run with --release")]
 fn trump_views_over_all_layouts_match_the_established_solver() {
-    let data = include_str!("data/trump_views_all_layouts.txt");
-    let rows: Vec<&str> = data.lines().filter(|l| !l.starts_with('#')).collect();
+    let rows = trump_view_rows(include_str!("data/trump_views_all_layouts.txt"));
     assert_eq!(rows.len(), 3);
-    for row in rows {
-        let (view, expected) = view_and_histogram(row);
+    for (row, view, expected) in rows {
         let analysis = solve_all_foe(&view, 0..LAYOUT_COUNT, 1, |_| {}).unwrap();
         assert_eq!(
             analysis.openings[0].histogram.counts.to_vec(),
@@ -86,13 +82,18 @@ fn trump_views_over_all_layouts_match_the_established_solver() {
     }
 }
 
-/// A row of the trump view files: declarer view (declarer North), contract, leader,
-/// then the histogram of declarer tricks 0..10.
-fn view_and_histogram(row: &str) -> (DeclarerView, Vec<u32>) {
-    let fields: Vec<&str> = row.split_whitespace().collect();
-    let contract: Contract = fields[1].parse().unwrap();
-    let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
-    let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
-    let expected = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
-    (view, expected)
+/// The rows of a trump view file, each with its view (declarer North; the row's
+/// declarer view, contract and leader) and its histogram of declarer tricks 0..10.
+fn trump_view_rows(data: &str) -> Vec<(&str, DeclarerView, Vec<u32>)> {
+    data.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|row| {
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            let contract: Contract = fields[1].parse().unwrap();
+            let leader = Seat::from_char(fields[2].chars().next().unwrap()).unwrap();
+            let view = DeclarerView::from_notation(fields[0], Seat::N, contract, leader).unwrap();
+            let expected = fields[3..].iter().map(|n| n.parse().unwrap()).collect();
+            (row, view, expected)
+        })
+        .collect()
 }
