@@ -86,12 +86,9 @@ pub(crate) const fn trick_winner(cards: [u8; 3], trumps: u32) -> usize {
 /// a card is skipped when the next lower live card of its suit is also in `hand`
 /// (no live card separates them, so playing either gives the same result).
 ///
-/// The lowest of a group stands for it, not the highest: a search that stores class
-/// entries (search.rs) counts what a bound relied on by the cards that won tricks over
-/// a card of their suit, and a group's unplayed higher cards are tail cards of a trick
-/// start above only if the card played is one too. With the highest standing for the
-/// group, a lower one could be a tail card there when the card played was not, and
-/// its rank go uncounted.
+/// The lowest of a group stands for it. (A search that stores class entries counts the
+/// whole group as relied on when its proof relied on one of its cards, see search.rs:
+/// which card stands for it does not change what a bound holds for.)
 #[inline]
 pub(crate) fn representatives(cands: u32, hand: u32, live: u32) -> u32 {
     // The cards with a card of `hand` at or below them, with only cards of `hand` or

@@ -27,9 +27,10 @@ const MAGIC: u64 = u64::from_le_bytes(*b"DHPREFTT");
 /// and the strain tags. Bump it with any change to them, so that a file written by
 /// another build is refused rather than read wrongly (`tt::tests::format_is_pinned`
 /// fails until then). Bump it too when a build may have stored wrong entries: format
-/// 7 refuses the files of builds whose trump-game class entries could rest on a
-/// group of equivalent cards joined across a played card (see search.rs).
-pub(crate) const TABLE_FORMAT: u64 = 7;
+/// 8 refuses the files of builds whose trump-game entries (class entries, and the
+/// reliance words of own entries) could rest on a group of equivalent cards that did
+/// not count as relied on as a whole (see search.rs).
+pub(crate) const TABLE_FORMAT: u64 = 8;
 
 #[repr(C)]
 pub(crate) struct Header {
