@@ -440,16 +440,18 @@ impl<'t> Search<'t> {
             hi
         };
         if let Some(entries) = entries {
-            #[cfg(test)]
-            if CLASSES {
-                let read = tt::relied_cards(tt::relied_code(relied, tail), tail);
-                tests::check_stored_bound(self, lo, hi, tail, read);
-            }
             let (entry, code) = if CLASSES && relied & tail == 0 {
                 (entries.class, None)
             } else {
                 (entries.own, CLASSES.then(|| tt::relied_code(relied, tail)))
             };
+            #[cfg(test)]
+            if CLASSES {
+                // What a later read counts: none for the class's entry, the reliance
+                // word's cards for its own.
+                let read = code.map_or(0, |code| tt::relied_cards(code, tail));
+                tests::check_stored_bound(self, lo, hi, tail, read);
+            }
             self.tt
                 .store(entry, n as u8, lo as u8, hi as u8, best, code);
         }
