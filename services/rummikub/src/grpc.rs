@@ -24,9 +24,10 @@
 //!   rule set holds) are rejected before any tile is parsed.
 //!
 //! Searches run on the shared CPU pool (`deckhand::pool`); solvers are reused
-//! through [`crate::solvers`], which bounds their memory and counts it in the
-//! in-flight budget. A batch may use at most [`MAX_RULE_SETS`] distinct rule
-//! sets (each needs its own solver tables, built in up to about 15 ms).
+//! through the crate's private `solvers` module, which bounds their memory and
+//! counts it in the in-flight budget. A batch may use at most [`MAX_RULE_SETS`]
+//! distinct rule sets (each needs its own solver tables, built in up to about
+//! 15 ms).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
